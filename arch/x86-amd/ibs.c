@@ -1,0 +1,17 @@
+// SPDX-License-Identifier: GPL-2.0
+/* PLACEHOLDER: replaced by the facility implementation. */
+#include <errno.h>
+#include <stdio.h>
+#include "core/facility.h"
+
+static int ibs_probe(struct lp_probe *res)
+{
+	res->usable = 0;
+	snprintf(res->reason, sizeof(res->reason), "not implemented yet");
+	return 0;
+}
+
+const struct lp_facility_ops lp_facility_ibs = {
+	.name = "ibs",
+	.probe = ibs_probe,
+};

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef LP_BUILTIN_H
+#define LP_BUILTIN_H
+#include <stdio.h>
+
+/*
+ * Every command's usage text: the first line is the synopsis, the same text
+ * as the man page's SYNOPSIS (test/e2e/usage.sh checks it), then options.
+ */
+struct lp_cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *usage;
+	const char *summary;
+};
+
+extern const struct lp_cmd lp_commands[];
+extern const char lp_version_string[];
+
+/* Print @usage to stdout and exit 0 (err == 0), or to stderr and exit 129. */
+__attribute__((noreturn)) void usage_exit(const char *usage, int err);
+
+/* git-style messages: "lociprof <cmd>: error: ..." */
+extern const char *lp_cmd_name;
+void error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+__attribute__((noreturn)) void die(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+/* Parse a non-negative integer option value; dies with a clear message. */
+unsigned long long parse_ull_opt(const char *opt, const char *val);
+
+int cmd_list(int argc, char **argv);
+int cmd_test(int argc, char **argv);
+
+extern const char list_usage[];
+extern const char test_usage[];
+
+#endif

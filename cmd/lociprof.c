@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lociprof: data locality and inter-thread data movement profiler.
+ * The command table and the dispatcher (perf.c / git.c style).
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/builtin.h"
+
+#ifndef LP_VERSION
+#define LP_VERSION "0.0-unknown"
+#endif
+const char lp_version_string[] = LP_VERSION;
+
+const struct lp_cmd lp_commands[] = {
+	{ "list", cmd_list, list_usage, "Show sampling facilities, debug registers, kernel features, caches" },
+	{ "test", cmd_test, test_usage, "Run self tests on this machine" },
+	{ NULL, NULL, NULL, NULL },
+};
+
+static const char lociprof_usage[] =
+	"usage: lociprof [--version] [--help] <command> [<options>] [--] [<program> [<args>]]\n";
+
+static void print_help(FILE *f)
+{
+	const struct lp_cmd *c;
+
+	fputs(lociprof_usage, f);
+	fputs("\nlociprof shows how data moves between the threads of a program and how\n"
+	      "well they reuse their caches.\n\nCommands:\n", f);
+	for (c = lp_commands; c->name; c++)
+		fprintf(f, "   %-18s %s\n", c->name, c->summary);
+	fputs("\nSee 'lociprof help <command>' or 'lociprof <command> -h'.\n", f);
+}
+
+static const struct lp_cmd *find_cmd(const char *name)
+{
+	const struct lp_cmd *c;
+
+	for (c = lp_commands; c->name; c++)
+		if (!strcmp(c->name, name))
+			return c;
+	return NULL;
+}
+
+/* The man page next to the binary (build tree) or the installed one. */
+static int show_man(const char *name)
+{
+	char exe[PATH_MAX], path[PATH_MAX + 64];
+	ssize_t n;
+
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		char *slash;
+
+		exe[n] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			snprintf(path, sizeof(path), "%s/man/lociprof%s%s.1", exe,
+				 name ? "-" : "", name ? name : "");
+			if (access(path, R_OK) == 0 && isatty(STDOUT_FILENO))
+				execlp("man", "man", "-l", path, (char *)NULL);
+		}
+	}
+	return -1;
+}
+
+static int cmd_help(int argc, char **argv)
+{
+	const struct lp_cmd *c;
+
+	if (argc < 2) {
+		print_help(stdout);
+		return 0;
+	}
+	c = find_cmd(argv[1]);
+	if (!c) {
+		error("'%s' is not a lociprof command. See 'lociprof --help'.", argv[1]);
+		return 129;
+	}
+	show_man(c->name);
+	/* no terminal or no man: the usage is the short form of the page */
+	fputs(c->usage, stdout);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const struct lp_cmd *c;
+
+	if (argc < 2) {
+		print_help(stderr);
+		return 129;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		print_help(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("lociprof version %s\n", lp_version_string);
+		return 0;
+	}
+	if (!strcmp(argv[1], "help"))
+		return cmd_help(argc - 1, argv + 1);
+	if (argv[1][0] == '-') {
+		error("unknown option '%s'", argv[1]);
+		print_help(stderr);
+		return 129;
+	}
+	c = find_cmd(argv[1]);
+	if (!c) {
+		error("'%s' is not a lociprof command. See 'lociprof --help'.", argv[1]);
+		return 129;
+	}
+	{
+		static char name[64];
+
+		snprintf(name, sizeof(name), "lociprof %s", c->name);
+		lp_cmd_name = name;
+	}
+	return c->fn(argc - 1, argv + 1);
+}

@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "core/event.h"
+
+const char *const lp_noaddr_names[LP_NOADDR__MAX] = {
+	[LP_NOADDR_NONE] = "has address",
+	[LP_NOADDR_NOT_MEMORY] = "instruction does not access memory",
+	[LP_NOADDR_KERNEL] = "sampled in the kernel",
+	[LP_NOADDR_NO_REGS] = "no user registers in sample",
+	[LP_NOADDR_CODE_UNREADABLE] = "instruction bytes unreadable",
+	[LP_NOADDR_DECODE_FAILED] = "instruction did not decode",
+	[LP_NOADDR_UNSUPPORTED] = "unsupported addressing (gather/scatter, segment)",
+	[LP_NOADDR_HW_INVALID] = "hardware marked address invalid",
+};
+
+const char *const lp_event_names[LP_EV__MAX] = {
+	[LP_EV_THREAD_START] = "thread-start",
+	[LP_EV_THREAD_EXIT] = "thread-exit",
+	[LP_EV_MMAP] = "mmap",
+	[LP_EV_SAMPLE] = "sample",
+	[LP_EV_TRAP] = "trap",
+	[LP_EV_ACTION] = "action",
+	[LP_EV_LOST] = "lost",
+	[LP_EV_COUNTER] = "counter",
+};

@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The typed events that flow from the session (live) or a data file (replay)
+ * into the analyses. Analyses see nothing else of the machine.
+ */
+#ifndef LP_EVENT_H
+#define LP_EVENT_H
+#include "core/types.h"
+
+enum lp_access_kind {
+	LP_ACCESS_NONE = 0,
+	LP_ACCESS_LOAD = 1,
+	LP_ACCESS_STORE = 2,
+	LP_ACCESS_ATOMIC = 3,	/* read-modify-write: load and store */
+};
+
+/* Why a sample carries no data address. */
+enum lp_noaddr {
+	LP_NOADDR_NONE = 0,		/* it has one */
+	LP_NOADDR_NOT_MEMORY,		/* instruction does not access memory */
+	LP_NOADDR_KERNEL,		/* IP outside user space */
+	LP_NOADDR_NO_REGS,		/* sample carries no user registers */
+	LP_NOADDR_CODE_UNREADABLE,	/* could not read the instruction bytes */
+	LP_NOADDR_DECODE_FAILED,	/* bytes did not decode */
+	LP_NOADDR_UNSUPPORTED,		/* gather/scatter, segment other than fs/gs... */
+	LP_NOADDR_HW_INVALID,		/* facility marked the address invalid */
+	LP_NOADDR__MAX
+};
+
+extern const char *const lp_noaddr_names[LP_NOADDR__MAX];
+
+/* lp_sample.flags */
+#define LP_SAMPLE_PREV_INSN	(1u << 0)	/* address of the instruction before IP */
+#define LP_SAMPLE_KERNEL	(1u << 1)	/* sampled in kernel mode */
+#define LP_SAMPLE_LOCKED	(1u << 2)
+#define LP_SAMPLE_TLB_MISS	(1u << 3)
+#define LP_SAMPLE_HELD		(1u << 4)	/* thread is stopped while this is processed */
+
+/*
+ * One decoded memory sample: the one struct that crosses the facility
+ * boundary (DESIGN §1). Unknown fields are 0.
+ */
+struct lp_sample {
+	u64 time;		/* ns, perf clock */
+	u64 ip;			/* instruction that made the access */
+	u64 addr;		/* data address; valid iff noaddr == LP_NOADDR_NONE */
+	u64 period;		/* facility period: ns (soft) or events (pebs/ibs) */
+	u64 data_src;		/* PERF_SAMPLE_DATA_SRC encoding, 0 if unknown */
+	u32 pid, tid;
+	u32 cpu;
+	u32 latency;		/* cycles, 0 if unknown */
+	u8 size;		/* bytes accessed, 0 if unknown */
+	u8 kind;		/* enum lp_access_kind */
+	u8 noaddr;		/* enum lp_noaddr */
+	u8 flags;		/* LP_SAMPLE_* */
+};
+
+/* Watchpoint modes, the values of HW_BREAKPOINT_W / HW_BREAKPOINT_RW. */
+enum lp_wp_mode {
+	LP_WP_W = 2,
+	LP_WP_RW = 3,
+};
+
+/* A watchpoint fired. */
+struct lp_trap {
+	u64 time;
+	u64 ip;			/* instruction after the access (traps are after) */
+	u64 addr;		/* watched address (bp_addr of the slot) */
+	u64 cookie;		/* what the analysis passed when arming */
+	u32 pid, tid;
+	u32 cpu;
+	u8 slot;
+	u8 mode;		/* enum lp_wp_mode */
+	u8 len;
+	u8 pad;
+};
+
+struct lp_thread {
+	u64 time;
+	u32 pid, tid;
+	u32 parent_tid;		/* 0 for the first thread */
+	u32 cpu;		/* CPU it last ran on, if known, else ~0 */
+	u32 index;		/* order of creation, 0 = main thread */
+	s32 status;		/* exit: wait status, start: 0 */
+	u64 fs_base;
+};
+
+struct lp_mmap {
+	u64 time;
+	u32 pid;
+	u32 prot;		/* PROT_* */
+	u64 start, len, pgoff;
+	char filename[256];
+};
+
+/* Records the kernel dropped, and throttling, per thread. */
+struct lp_lost {
+	u64 time;
+	u32 pid, tid;
+	u64 lost;
+	u64 throttled;
+};
+
+/* A counting reading (loads+stores where the facility counts them). */
+struct lp_counter {
+	u64 time;
+	u32 pid, tid;
+	u64 value;
+	u64 enabled_ns, running_ns;
+};
+
+enum lp_action_op {
+	LP_ACT_ARM = 1,		/* arm (or move) watchpoint slot on tid */
+	LP_ACT_DISARM = 2,
+};
+
+/* What an analysis asks the session to do. */
+struct lp_action {
+	u8 op;			/* enum lp_action_op */
+	u8 slot;		/* 0..nslots-1 */
+	u8 mode;		/* enum lp_wp_mode */
+	u8 len;			/* 1, 2, 4 or 8; addr aligned to it */
+	u32 tid;		/* thread whose debug register is used */
+	u64 addr;
+	u64 cookie;		/* comes back in lp_trap */
+	u64 time;		/* when it was requested (for the record) */
+};
+
+enum lp_event_type {
+	LP_EV_THREAD_START = 1,
+	LP_EV_THREAD_EXIT,
+	LP_EV_MMAP,
+	LP_EV_SAMPLE,
+	LP_EV_TRAP,
+	LP_EV_ACTION,
+	LP_EV_LOST,
+	LP_EV_COUNTER,
+	LP_EV__MAX
+};
+
+extern const char *const lp_event_names[LP_EV__MAX];
+
+struct lp_event {
+	u32 type;		/* enum lp_event_type */
+	u32 pad;
+	union {
+		struct lp_thread thread;
+		struct lp_mmap mmap;
+		struct lp_sample sample;
+		struct lp_trap trap;
+		struct lp_action action;
+		struct lp_lost lost;
+		struct lp_counter counter;
+	};
+};
+
+#endif

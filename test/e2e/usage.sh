@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# -h of every registered command: exit 0, usage on stdout, nothing on stderr;
+# a bad option: exit 129 with usage on stderr; the man page SYNOPSIS is the
+# usage line.
+. "$(dirname "$0")/lib.sh"
+
+cmds=$("$LOCIPROF" --help | awk '/^Commands:/{c=1;next} c && NF {print $1}')
+[ -n "$cmds" ] && ok "lociprof --help lists commands" || fail "lociprof --help lists commands" "none found"
+
+"$LOCIPROF" --version | grep -q '^lociprof version ' && ok "--version" || fail "--version" "no version line"
+"$LOCIPROF" nosuchcmd >/dev/null 2>&1; rc=$?
+[ $rc = 129 ] && ok "unknown command exits 129" || fail "unknown command exits 129" "exit $rc"
+
+for c in $cmds; do
+	"$LOCIPROF" "$c" -h >"$TMP/out" 2>"$TMP/err"; rc=$?
+	if [ $rc = 0 ] && head -n1 "$TMP/out" | grep -q "^usage: lociprof $c" && [ ! -s "$TMP/err" ]; then
+		ok "$c -h"
+	else
+		fail "$c -h" "exit $rc, stdout: $(head -n1 "$TMP/out"), stderr: $(head -c 200 "$TMP/err")"
+	fi
+	"$LOCIPROF" "$c" --no-such-option >"$TMP/out" 2>"$TMP/err"; rc=$?
+	if [ $rc = 129 ] && grep -q "^usage: lociprof $c" "$TMP/err"; then
+		ok "$c bad option exits 129"
+	else
+		fail "$c bad option exits 129" "exit $rc"
+	fi
+	page="$TOP/man/lociprof-$c.1"
+	if [ ! -f "$page" ]; then
+		fail "$c man page" "$page missing"; continue
+	fi
+	syn=$(awk '/^\.SH SYNOPSIS/{s=1;next} /^\.SH/{s=0} s' "$page" | sed -E 's/^\.(B|I|BR|IR|RB|RI|nf|fi|PP|br)( |$)//; s/\\-/-/g; s/\\fB|\\fI|\\fR|\\fP//g' | grep -v '^$' | tr '\n' ' ' | sed 's/  */ /g; s/ $//')
+	use=$("$LOCIPROF" "$c" -h | head -n1 | sed 's/^usage: //')
+	if [ "$syn" = "$use" ]; then ok "$c man SYNOPSIS matches -h"; else fail "$c man SYNOPSIS matches -h" "man: '$syn' vs -h: '$use'"; fi
+	if command -v man >/dev/null && man -l "$page" >/dev/null 2>"$TMP/err" && [ ! -s "$TMP/err" ]; then
+		ok "$c man page renders"
+	else
+		fail "$c man page renders" "$(head -c 300 "$TMP/err")"
+	fi
+done
