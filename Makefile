@@ -68,6 +68,8 @@ install: lociprof
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 lociprof $(DESTDIR)$(PREFIX)/bin/lociprof
 	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -d $(DESTDIR)$(PREFIX)/share/man/man5
+	install -m 644 man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
 
 clean:
 	rm -f lociprof test/unit-tests $(MB_BIN) $(TEST_HELPER_BIN)

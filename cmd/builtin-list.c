@@ -1,11 +1,369 @@
 // SPDX-License-Identifier: GPL-2.0
-/* PLACEHOLDER: replaced by the list implementation. */
-#include "cmd/builtin.h"
+/*
+ * lociprof list: what this machine offers, found by opening things:
+ * CPU, sampling facilities, debug registers, kernel features, topology and
+ * caches. Text for people, --json for programs (keys in lociprof-list(1)).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
 
-const char list_usage[] = "usage: lociprof list [--json]\n";
+#include "cmd/builtin.h"
+#include "core/cpu.h"
+#include "core/json.h"
+#include "core/perf-util.h"
+#include "core/probe.h"
+#include "core/topology.h"
+
+const char list_usage[] =
+	"usage: lociprof list [--json] [-v]\n"
+	"\n"
+	"Show what this machine offers lociprof, probed by opening things: the CPU,\n"
+	"the sampling facilities (pebs, ibs, soft) and why each is usable or not,\n"
+	"how many hardware watchpoints a thread gets, kernel perf features, and the\n"
+	"CPU and cache topology.\n"
+	"\n"
+	"    --json            print the same as one JSON object on stdout\n"
+	"    -v, --verbose     also show why each check passed, every cache instance\n"
+	"                      and every cpu's core and socket\n"
+	"    -h, --help        show this help\n";
+
+struct list_info {
+	struct lp_cpu_info cpu;
+	int cpu_ret;
+	struct lp_facility_status fac[8];
+	int nfac;
+	struct lp_debugreg_probe bp;
+	struct lp_kernel_probe kern;
+	struct lp_topology topo;
+	int topo_ret;
+};
+
+/* Caches grouped by what they are: same level, type and geometry. */
+struct cache_group {
+	const struct lp_cache *first;
+	int instances;
+	const struct lp_cache *inst[LP_MAX_CACHES];
+};
+
+static int same_kind(const struct lp_cache *a, const struct lp_cache *b)
+{
+	return a->level == b->level && !strcmp(a->type, b->type) && a->size == b->size &&
+	       a->ways == b->ways && a->line_size == b->line_size && a->sets == b->sets;
+}
+
+static int group_caches(const struct lp_topology *t, struct cache_group *g)
+{
+	int i, j, n = 0;
+
+	for (i = 0; i < t->ncaches; i++) {
+		for (j = 0; j < n; j++)
+			if (same_kind(g[j].first, &t->caches[i]))
+				break;
+		if (j == n) {
+			g[n].first = &t->caches[i];
+			g[n].instances = 0;
+			n++;
+		}
+		g[j].inst[g[j].instances++] = &t->caches[i];
+	}
+	return n;
+}
+
+static const char *cache_name(const struct lp_cache *c, char *buf, size_t len)
+{
+	snprintf(buf, len, "L%d%s", c->level, !strcmp(c->type, "Data") ? "d" :
+		 !strcmp(c->type, "Instruction") ? "i" : "");
+	return buf;
+}
+
+/* sysfs style: "48K" when a whole number of KiB, else bytes. */
+static const char *size_str(u64 size, char *buf, size_t len)
+{
+	if (size && size % 1024 == 0)
+		snprintf(buf, len, "%lluK", (unsigned long long)(size / 1024));
+	else
+		snprintf(buf, len, "%llu", (unsigned long long)size);
+	return buf;
+}
+
+static const char *yesno(int v)
+{
+	return v ? "yes" : "no";
+}
+
+static void print_feature(const char *name, const struct lp_feature *f, int verbose)
+{
+	printf("  %-20s %s", name, yesno(f->ok));
+	if (!f->ok || verbose)
+		printf("  (%s)", f->reason);
+	putchar('\n');
+}
+
+static void print_text(const struct list_info *li, int verbose)
+{
+	static struct cache_group groups[LP_MAX_CACHES];
+	const struct lp_topology *t = &li->topo;
+	char buf[64], list[256];
+	int i, j, n;
+
+	printf("CPU\n");
+	if (li->cpu_ret) {
+		printf("  unavailable: CPUID not supported on this architecture\n");
+	} else {
+		printf("  %-20s %s\n", "vendor", li->cpu.vendor);
+		printf("  %-20s %u (0x%x)\n", "family", li->cpu.family, li->cpu.family);
+		printf("  %-20s %u (0x%x)\n", "model", li->cpu.model, li->cpu.model);
+		printf("  %-20s %u\n", "stepping", li->cpu.stepping);
+		printf("  %-20s %s\n", "name", li->cpu.name[0] ? li->cpu.name : "unknown");
+		printf("  %-20s %s", "hypervisor", yesno(li->cpu.hypervisor));
+		if (li->cpu.hv_vendor[0])
+			printf(" (%s)", li->cpu.hv_vendor);
+		putchar('\n');
+	}
+	printf("  %-20s %s", "libpfm4 PMU", li->cpu.pfm_pmu);
+	if (strcmp(li->cpu.pfm_pmu, "none"))
+		printf(" (%s)", li->cpu.pfm_pmu_desc);
+	putchar('\n');
+
+	printf("\nFacilities\n");
+	for (i = 0; i < li->nfac; i++)
+		printf("  %-20s %-3s  %s\n", li->fac[i].ops->name,
+		       yesno(li->fac[i].probe.usable), li->fac[i].probe.reason);
+
+	printf("\nDebug registers\n");
+	printf("  %-20s %d\n", "watchpoints/thread", li->bp.count);
+	if (li->bp.err)
+		printf("  %-20s %s (%s)\n", "stopped by", perf__errno_name(li->bp.err),
+		       strerror(li->bp.err));
+	else
+		printf("  %-20s probe limit of %d\n", "stopped by", LP_PROBE_MAX_BP);
+	if (verbose || (li->bp.err && li->bp.err != ENOSPC))
+		printf("  %-20s %s\n", "detail", li->bp.reason);
+
+	printf("\nKernel\n");
+	printf("  %-20s %s\n", "release", li->kern.release);
+	print_feature("sigtrap", &li->kern.sigtrap, verbose);
+	print_feature("modify-attributes", &li->kern.modify_attributes, verbose);
+	print_feature("uprobes", &li->kern.uprobes, verbose);
+	if (li->kern.paranoid_ok)
+		printf("  %-20s %d\n", "perf_event_paranoid", li->kern.paranoid);
+	else
+		printf("  %-20s unknown (cannot read /proc/sys/kernel/perf_event_paranoid)\n",
+		       "perf_event_paranoid");
+	printf("  %-20s %s", "privileged", yesno(li->kern.privileged));
+	if (li->kern.privileged)
+		printf(" (%s)", li->kern.privileged_by);
+	putchar('\n');
+
+	printf("\nTopology\n");
+	if (li->topo_ret) {
+		printf("  unavailable: cannot read /sys/devices/system/cpu: %s\n",
+		       strerror(-li->topo_ret));
+		return;
+	}
+	printf("  %-20s %d\n", "sockets", t->nsockets);
+	printf("  %-20s %d\n", "cores", t->ncores);
+	{
+		struct lp_cpuset online = { { 0 } };
+
+		for (i = 0; i < LP_MAX_CPUS; i++)
+			if (t->cpu_core[i] >= 0)
+				lp_cpuset__set(&online, i);
+		lp_cpuset__format(&online, list, sizeof(list));
+		printf("  %-20s %d (online %s)\n", "cpus", t->ncpus, list);
+	}
+	if (verbose)
+		for (i = 0; i < LP_MAX_CPUS; i++)
+			if (t->cpu_core[i] >= 0)
+				printf("  cpu %-16d core %d, socket %d\n", i, t->cpu_core[i],
+				       t->cpu_socket[i]);
+
+	printf("\nCaches\n");
+	n = group_caches(t, groups);
+	if (!n) {
+		printf("  none described in sysfs\n");
+		return;
+	}
+	printf("  %-5s %-12s %9s %5s %5s %8s %10s  %s\n", "name", "type", "size", "ways",
+	       "line", "sets", "instances", "cpus sharing each instance");
+	for (i = 0; i < n; i++) {
+		const struct lp_cache *c = groups[i].first;
+		int shown = verbose ? groups[i].instances :
+			    (groups[i].instances > 8 ? 8 : groups[i].instances);
+
+		printf("  %-5s %-12s %9s %5d %5d %8d %10d  ", cache_name(c, buf, sizeof(buf)),
+		       c->type, size_str(c->size, list, sizeof(list)), c->ways, c->line_size,
+		       c->sets, groups[i].instances);
+		for (j = 0; j < shown; j++) {
+			lp_cpuset__format(&groups[i].inst[j]->cpus, list, sizeof(list));
+			printf("%s[%s]", j ? " " : "", list);
+		}
+		if (shown < groups[i].instances)
+			printf(" ... (-v lists all)");
+		putchar('\n');
+	}
+	if (topology__llc_level(t))
+		printf("  last-level cache is L%d\n", topology__llc_level(t));
+}
+
+static void print_json(const struct list_info *li)
+{
+	static struct cache_group groups[LP_MAX_CACHES];
+	const struct lp_topology *t = &li->topo;
+	struct json_writer w;
+	char buf[256];
+	int i, j, n;
+
+	json__init(&w, stdout, JSON_PRETTY);
+	json__obj_begin(&w, NULL);
+
+	json__obj_begin(&w, "cpu");
+	json__str(&w, "vendor", li->cpu_ret ? NULL : li->cpu.vendor);
+	json__u64(&w, "family", li->cpu.family);
+	json__u64(&w, "model", li->cpu.model);
+	json__u64(&w, "stepping", li->cpu.stepping);
+	json__str(&w, "name", li->cpu.name[0] ? li->cpu.name : NULL);
+	json__bool(&w, "hypervisor", li->cpu.hypervisor);
+	json__str(&w, "hypervisor_vendor", li->cpu.hv_vendor[0] ? li->cpu.hv_vendor : NULL);
+	json__str(&w, "pfm_pmu", li->cpu.pfm_pmu);
+	json__str(&w, "pfm_pmu_desc", li->cpu.pfm_pmu_desc);
+	json__obj_end(&w);
+
+	json__obj_begin(&w, "facilities");
+	for (i = 0; i < li->nfac; i++) {
+		json__obj_begin(&w, li->fac[i].ops->name);
+		json__bool(&w, "usable", li->fac[i].probe.usable);
+		json__str(&w, "reason", li->fac[i].probe.reason);
+		json__obj_end(&w);
+	}
+	json__obj_end(&w);
+
+	json__obj_begin(&w, "debug_registers");
+	json__u64(&w, "count", li->bp.count);
+	json__u64(&w, "probe_limit", LP_PROBE_MAX_BP);
+	json__str(&w, "stopped_by", li->bp.err ? perf__errno_name(li->bp.err) : NULL);
+	json__str(&w, "reason", li->bp.reason);
+	json__obj_end(&w);
+
+	json__obj_begin(&w, "kernel");
+	json__str(&w, "release", li->kern.release);
+	json__bool(&w, "sigtrap", li->kern.sigtrap.ok);
+	json__str(&w, "sigtrap_reason", li->kern.sigtrap.reason);
+	json__bool(&w, "modify_attributes", li->kern.modify_attributes.ok);
+	json__str(&w, "modify_attributes_reason", li->kern.modify_attributes.reason);
+	json__bool(&w, "uprobes", li->kern.uprobes.ok);
+	if (li->kern.uprobe_type >= 0)
+		json__u64(&w, "uprobe_type", li->kern.uprobe_type);
+	else
+		json__null(&w, "uprobe_type");
+	if (li->kern.paranoid_ok)
+		json__s64(&w, "perf_event_paranoid", li->kern.paranoid);
+	else
+		json__null(&w, "perf_event_paranoid");
+	json__bool(&w, "privileged", li->kern.privileged);
+	json__str(&w, "privileged_by", li->kern.privileged_by);
+	json__obj_end(&w);
+
+	if (li->topo_ret) {
+		json__null(&w, "topology");
+		json__null(&w, "caches");
+		goto out;
+	}
+	json__obj_begin(&w, "topology");
+	json__u64(&w, "sockets", t->nsockets);
+	json__u64(&w, "cores", t->ncores);
+	json__u64(&w, "cpus", t->ncpus);
+	{
+		struct lp_cpuset online = { { 0 } };
+
+		for (i = 0; i < LP_MAX_CPUS; i++)
+			if (t->cpu_core[i] >= 0)
+				lp_cpuset__set(&online, i);
+		lp_cpuset__format(&online, buf, sizeof(buf));
+		json__str(&w, "online", buf);
+	}
+	json__u64(&w, "llc_level", topology__llc_level(t));
+	json__arr_begin(&w, "cpu_list");
+	for (i = 0; i < LP_MAX_CPUS; i++) {
+		if (t->cpu_core[i] < 0)
+			continue;
+		json__obj_begin(&w, NULL);
+		json__u64(&w, "cpu", i);
+		json__u64(&w, "core", t->cpu_core[i]);
+		json__u64(&w, "socket", t->cpu_socket[i]);
+		json__obj_end(&w);
+	}
+	json__arr_end(&w);
+	json__obj_end(&w);
+
+	json__arr_begin(&w, "caches");
+	n = group_caches(t, groups);
+	for (i = 0; i < n; i++) {
+		const struct lp_cache *c = groups[i].first;
+
+		json__obj_begin(&w, NULL);
+		json__str(&w, "name", cache_name(c, buf, sizeof(buf)));
+		json__u64(&w, "level", c->level);
+		json__str(&w, "type", c->type);
+		json__u64(&w, "size", c->size);
+		json__u64(&w, "ways", c->ways);
+		json__u64(&w, "line_size", c->line_size);
+		json__u64(&w, "sets", c->sets);
+		json__u64(&w, "instances", groups[i].instances);
+		json__arr_begin(&w, "shared_cpu_lists");
+		for (j = 0; j < groups[i].instances; j++) {
+			lp_cpuset__format(&groups[i].inst[j]->cpus, buf, sizeof(buf));
+			json__str(&w, NULL, buf);
+		}
+		json__arr_end(&w);
+		json__obj_end(&w);
+	}
+	json__arr_end(&w);
+out:
+	json__obj_end(&w);
+	if (json__finish(&w))
+		error("writing JSON to stdout failed");
+}
 
 int cmd_list(int argc, char **argv)
 {
-	(void)argc; (void)argv;
-	return 1;
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static struct list_info li;
+	int c, json = 0, verbose = 0;
+
+	while ((c = getopt_long(argc, argv, "+vh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j': json = 1; break;
+		case 'v': verbose = 1; break;
+		case 'h': usage_exit(list_usage, 0);
+		default: usage_exit(list_usage, 1);
+		}
+	}
+	if (optind < argc) {
+		error("unexpected argument '%s'", argv[optind]);
+		usage_exit(list_usage, 1);
+	}
+
+	li.cpu_ret = cpu__read(&li.cpu);
+	li.nfac = probe__facilities(li.fac, ARRAY_SIZE(li.fac));
+	probe__debug_registers(&li.bp);
+	probe__kernel(&li.kern);
+	li.topo_ret = topology__read(&li.topo, NULL);
+
+	if (json)
+		print_json(&li);
+	else
+		print_text(&li, verbose);
+	if (fflush(stdout) || ferror(stdout)) {
+		error("cannot write to stdout");
+		return 1;
+	}
+	return 0;
 }

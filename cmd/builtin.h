@@ -32,8 +32,16 @@ unsigned long long parse_ull_opt(const char *opt, const char *val);
 
 int cmd_list(int argc, char **argv);
 int cmd_test(int argc, char **argv);
+int cmd_record(int argc, char **argv);
+int cmd_comdetect(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_script(int argc, char **argv);
 
 extern const char list_usage[];
 extern const char test_usage[];
+extern const char record_usage[];
+extern const char comdetect_usage[];
+extern const char report_usage[];
+extern const char script_usage[];
 
 #endif

@@ -42,6 +42,14 @@ struct lp_topology {
 	struct lp_cache caches[LP_MAX_CACHES];	/* one per instance, by level */
 };
 
+/* Parse a sysfs cpu list ("0-3,8,10-11"); number of cpus set, or -EINVAL. */
+int lp_cpuset__parse(struct lp_cpuset *s, const char *list);
+/* Write @s as a cpu list ("0-3,8"), snprintf-style return. */
+int lp_cpuset__format(const struct lp_cpuset *s, char *buf, size_t len);
+int lp_cpuset__count(const struct lp_cpuset *s);
+int lp_cpuset__equal(const struct lp_cpuset *a, const struct lp_cpuset *b);
+int lp_cpuset__first(const struct lp_cpuset *s);	/* lowest cpu, -1 if empty */
+
 /* Read /sys/devices/system/cpu (or @root if not NULL, for tests). 0 or -errno. */
 int topology__read(struct lp_topology *t, const char *root);
 

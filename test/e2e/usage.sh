@@ -4,7 +4,7 @@
 # usage line.
 . "$(dirname "$0")/lib.sh"
 
-cmds=$("$LOCIPROF" --help | awk '/^Commands:/{c=1;next} c && NF {print $1}')
+cmds=$("$LOCIPROF" --help | awk '/^Commands:/{c=1;next} c && !NF {exit} c {print $1}')
 [ -n "$cmds" ] && ok "lociprof --help lists commands" || fail "lociprof --help lists commands" "none found"
 
 "$LOCIPROF" --version | grep -q '^lociprof version ' && ok "--version" || fail "--version" "no version line"
