@@ -40,13 +40,25 @@ struct lp_perf_sample {
 	u64 regs[LP_REG__MAX];
 	u32 raw_size;
 	const void *raw;	/* points into the parsed buffer */
+	/* Parsed so that later fields line up; kept for whoever wants them. */
+	u64 transaction;
+	u64 phys_addr;
+	u64 cgroup;
+	u64 data_page_size;
+	u64 code_page_size;
+	u16 weight_var2, weight_var3;	/* WEIGHT_STRUCT's other halves */
 };
 
 /*
  * Parse the body of a PERF_RECORD_SAMPLE (@rec points at the perf_event_header,
  * @len is header.size). @regs_mask is attr.sample_regs_user. Returns 0, or
  * -EINVAL if the record is shorter than its sample_type implies or carries a
- * field lociprof does not understand (READ, CALLCHAIN, BRANCH_STACK...).
+ * field lociprof does not understand (READ, CALLCHAIN, BRANCH_STACK,
+ * STACK_USER, REGS_INTR, AUX, bits beyond PERF_SAMPLE_MAX, or both WEIGHT
+ * and WEIGHT_STRUCT). Fields are read in the kernel's output order
+ * (perf_output_sample: ... PHYS_ADDR, CGROUP, DATA_PAGE_SIZE, CODE_PAGE_SIZE,
+ * AUX); bytes after the last field are ignored. regs[] is indexed by
+ * register number; bits of @regs_mask >= LP_REG__MAX are skipped over.
  */
 int perf_sample__parse(const void *rec, size_t len, u64 sample_type,
 		       u64 regs_mask, struct lp_perf_sample *out);

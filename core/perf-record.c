@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * PERF_RECORD_* body parsing. Every read goes through a cursor that checks
+ * the remaining length first, so a short or lying record gives -EINVAL and
+ * never reads past header.size.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "core/perf-record.h"
+
+struct cursor {
+	const unsigned char *p, *end;
+};
+
+static int get_u64(struct cursor *c, u64 *v)
+{
+	if ((size_t)(c->end - c->p) < sizeof(*v))
+		return -EINVAL;
+	memcpy(v, c->p, sizeof(*v));
+	c->p += sizeof(*v);
+	return 0;
+}
+
+static int get_u32(struct cursor *c, u32 *v)
+{
+	if ((size_t)(c->end - c->p) < sizeof(*v))
+		return -EINVAL;
+	memcpy(v, c->p, sizeof(*v));
+	c->p += sizeof(*v);
+	return 0;
+}
+
+static int skip(struct cursor *c, u64 n)
+{
+	if ((u64)(c->end - c->p) < n)
+		return -EINVAL;
+	c->p += n;
+	return 0;
+}
+
+/* Check the header and set @c to the body. */
+static int cursor_init(struct cursor *c, const void *rec, size_t len,
+		       u32 type1, u32 type2)
+{
+	struct perf_event_header hdr;
+
+	if (!rec || len < sizeof(hdr))
+		return -EINVAL;
+	memcpy(&hdr, rec, sizeof(hdr));
+	if (hdr.type != type1 && hdr.type != type2)
+		return -EINVAL;
+	if (hdr.size < sizeof(hdr) || hdr.size > len)
+		return -EINVAL;
+	c->p = (const unsigned char *)rec + sizeof(hdr);
+	c->end = (const unsigned char *)rec + hdr.size;
+	return 0;
+}
+
+#define UNSUPPORTED (PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN |		\
+		     PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_STACK_USER |	\
+		     PERF_SAMPLE_REGS_INTR | PERF_SAMPLE_AUX)
+
+int perf_sample__parse(const void *rec, size_t len, u64 sample_type,
+		       u64 regs_mask, struct lp_perf_sample *out)
+{
+	u64 st = sample_type, v;
+	struct cursor c;
+	u32 u;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	err = cursor_init(&c, rec, len, PERF_RECORD_SAMPLE, PERF_RECORD_SAMPLE);
+	if (err)
+		return err;
+	if ((st & UNSUPPORTED) || st >= PERF_SAMPLE_MAX)
+		return -EINVAL;
+	/* The kernel refuses both: the fields share one slot. */
+	if ((st & PERF_SAMPLE_WEIGHT_TYPE) == PERF_SAMPLE_WEIGHT_TYPE)
+		return -EINVAL;
+	out->sample_type = st;
+	out->misc = ((const struct perf_event_header *)rec)->misc;
+
+#define GET64(bit, dst)							\
+	do {								\
+		if ((st & (bit)) && get_u64(&c, &(dst)))		\
+			return -EINVAL;					\
+	} while (0)
+#define GET32(bit, dst)							\
+	do {								\
+		if ((st & (bit)) && get_u32(&c, &(dst)))		\
+			return -EINVAL;					\
+	} while (0)
+
+	GET64(PERF_SAMPLE_IDENTIFIER, out->id);
+	GET64(PERF_SAMPLE_IP, out->ip);
+	GET32(PERF_SAMPLE_TID, out->pid);
+	GET32(PERF_SAMPLE_TID, out->tid);
+	GET64(PERF_SAMPLE_TIME, out->time);
+	GET64(PERF_SAMPLE_ADDR, out->addr);
+	GET64(PERF_SAMPLE_ID, out->id);
+	GET64(PERF_SAMPLE_STREAM_ID, out->stream_id);
+	GET32(PERF_SAMPLE_CPU, out->cpu);
+	GET32(PERF_SAMPLE_CPU, u);		/* res */
+	GET64(PERF_SAMPLE_PERIOD, out->period);
+	/* READ and CALLCHAIN were refused above */
+	if (st & PERF_SAMPLE_RAW) {
+		if (get_u32(&c, &out->raw_size))
+			return -EINVAL;
+		out->raw = c.p;
+		if (skip(&c, out->raw_size))
+			return -EINVAL;
+	}
+	/* BRANCH_STACK refused */
+	if (st & PERF_SAMPLE_REGS_USER) {
+		int bit;
+
+		if (get_u64(&c, &out->regs_abi))
+			return -EINVAL;
+		if (out->regs_abi != PERF_SAMPLE_REGS_ABI_NONE) {
+			for (bit = 0; bit < 64; bit++) {
+				if (!(regs_mask & (1ULL << bit)))
+					continue;
+				if (get_u64(&c, &v))
+					return -EINVAL;
+				if (bit < LP_REG__MAX)
+					out->regs[bit] = v;
+			}
+			out->regs_mask = regs_mask & ((1ULL << LP_REG__MAX) - 1);
+		}
+	}
+	/* STACK_USER refused */
+	if (st & PERF_SAMPLE_WEIGHT) {
+		if (get_u64(&c, &out->weight))
+			return -EINVAL;
+	} else if (st & PERF_SAMPLE_WEIGHT_STRUCT) {
+		/* little endian: u32 var1_dw, u16 var2_w, u16 var3_w */
+		if (get_u64(&c, &v))
+			return -EINVAL;
+		out->weight = (u32)v;
+		out->weight_var2 = (u16)(v >> 32);
+		out->weight_var3 = (u16)(v >> 48);
+	}
+	GET64(PERF_SAMPLE_DATA_SRC, out->data_src);
+	GET64(PERF_SAMPLE_TRANSACTION, out->transaction);
+	/* REGS_INTR refused */
+	GET64(PERF_SAMPLE_PHYS_ADDR, out->phys_addr);
+	GET64(PERF_SAMPLE_CGROUP, out->cgroup);
+	GET64(PERF_SAMPLE_DATA_PAGE_SIZE, out->data_page_size);
+	GET64(PERF_SAMPLE_CODE_PAGE_SIZE, out->code_page_size);
+	/* AUX refused */
+#undef GET64
+#undef GET32
+	return 0;
+}
+
+int perf_lost__parse(const void *rec, size_t len, struct lp_perf_lost *out)
+{
+	struct cursor c;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	err = cursor_init(&c, rec, len, PERF_RECORD_LOST, PERF_RECORD_LOST);
+	if (err)
+		return err;
+	if (get_u64(&c, &out->id) || get_u64(&c, &out->lost))
+		return -EINVAL;
+	return 0;
+}
+
+int perf_throttle__parse(const void *rec, size_t len,
+			 struct lp_perf_throttle *out)
+{
+	struct cursor c;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	err = cursor_init(&c, rec, len, PERF_RECORD_THROTTLE,
+			  PERF_RECORD_UNTHROTTLE);
+	if (err)
+		return err;
+	if (get_u64(&c, &out->time) || get_u64(&c, &out->id) ||
+	    get_u64(&c, &out->stream_id))
+		return -EINVAL;
+	return 0;
+}
