@@ -41,7 +41,7 @@ extern const char *const lp_noaddr_names[LP_NOADDR__MAX];
  * boundary (DESIGN §1). Unknown fields are 0.
  */
 struct lp_sample {
-	u64 time;		/* ns, perf clock */
+	u64 time;		/* ns, CLOCK_MONOTONIC (attr.clockid) */
 	u64 ip;			/* instruction that made the access */
 	u64 addr;		/* data address; valid iff noaddr == LP_NOADDR_NONE */
 	u64 period;		/* facility period: ns (soft) or events (pebs/ibs) */
@@ -123,7 +123,7 @@ struct lp_action {
 	u32 tid;		/* thread whose debug register is used */
 	u64 addr;
 	u64 cookie;		/* comes back in lp_trap */
-	u64 time;		/* when it was requested (for the record) */
+	u64 time;		/* when the session executed it (CLOCK_MONOTONIC ns) */
 };
 
 enum lp_event_type {

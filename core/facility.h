@@ -43,6 +43,12 @@ struct lp_facility_ops {
 	/* Raw sample -> memory sample. Returns 0 (out->noaddr says if usable). */
 	int (*decode)(struct lp_decode_ctx *ctx, const struct lp_perf_sample *raw,
 		      struct lp_sample *out);
+	/*
+	 * Optional: the access of the instruction before raw->ip, when it can
+	 * be recovered (skid: the interrupt lands after a long-latency load).
+	 */
+	int (*decode_prev)(struct lp_decode_ctx *ctx,
+			   const struct lp_perf_sample *raw, struct lp_sample *out);
 	/* Free what decode cached for a process (mapping changed, exit). */
 	void (*flush)(struct lp_decode_ctx *ctx);
 	u64 default_period;
