@@ -19,6 +19,10 @@ const char lp_version_string[] = LP_VERSION;
 const struct lp_cmd lp_commands[] = {
 	{ "list", cmd_list, list_usage, "Show sampling facilities, debug registers, kernel features, caches" },
 	{ "test", cmd_test, test_usage, "Run self tests on this machine" },
+	{ "comdetect", cmd_comdetect, comdetect_usage, "Show which threads communicate through which cache lines" },
+	{ "report", cmd_report, report_usage, "Replay a data file through an analysis and print its report" },
+	{ "record", cmd_record, record_usage, "Run a program and save its memory samples to a data file" },
+	{ "script", cmd_script, script_usage, "Print the events of a data file, one per line" },
 	{ NULL, NULL, NULL, NULL },
 };
 
@@ -122,6 +126,7 @@ int main(int argc, char **argv)
 
 		snprintf(name, sizeof(name), "lociprof %s", c->name);
 		lp_cmd_name = name;
+		argv[1] = name;	/* getopt's messages name the command */
 	}
 	return c->fn(argc - 1, argv + 1);
 }

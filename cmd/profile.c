@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd/builtin.h"
+#include "cmd/profile.h"
+#include "core/cpu.h"
+#include "core/datafile.h"
+#include "core/event.h"
+#include "core/perf-util.h"
+#include "core/topology.h"
+
+void profile_opts__init(struct profile_opts *po)
+{
+	memset(po, 0, sizeof(*po));
+	po->sampler = "auto";
+	po->sync = -1;
+	po->pid = -1;
+	po->prev_insn = LP_PREV_PREFER;
+}
+
+int profile_opts__parse(struct profile_opts *po, int c, const char *arg,
+			const char *usage)
+{
+	switch (c) {
+	case 'p': po->pid = (pid_t)parse_ull_opt("--pid", arg); break;
+	case 'o': po->output = arg; break;
+	case 'c': po->period = parse_ull_opt("--count", arg); break;
+	case 'F': po->freq = parse_ull_opt("--freq", arg); break;
+	case 'm': {
+		unsigned long long n = parse_ull_opt("--mmap-pages", arg);
+
+		if (!n || (n & (n - 1)) || n > 4096) {
+			error("--mmap-pages expects a power of two up to 4096, not '%s'", arg);
+			usage_exit(usage, 1);
+		}
+		po->ring_pages = (int)n;
+		break;
+	}
+	case 0x200:
+		if (strcmp(arg, "auto") && !lp_facility__find(arg)) {
+			error("unknown sampler '%s' (auto, pebs, ibs or soft)", arg);
+			usage_exit(usage, 1);
+		}
+		po->sampler = arg;
+		break;
+	case 0x201: po->sync = 1; break;
+	case 0x202: po->sync = 0; break;
+	case 0x203:
+		if (!strcmp(arg, "prefer")) {
+			po->prev_insn = LP_PREV_PREFER;
+		} else if (!strcmp(arg, "fallback")) {
+			po->prev_insn = LP_PREV_FALLBACK;
+		} else if (!strcmp(arg, "off")) {
+			po->prev_insn = LP_PREV_OFF;
+		} else {
+			error("--prev-insn expects prefer, fallback or off, not '%s'", arg);
+			usage_exit(usage, 1);
+		}
+		break;
+	case 0x205: po->follow_fork = 1; break;
+	case 'v': po->verbose++; break;
+	case 'q': po->quiet = 1; break;
+	default: return 0;
+	}
+	return 1;
+}
+
+static const struct lp_facility_ops *pick_facility(const char *name)
+{
+	struct lp_probe pr;
+	int i;
+
+	if (strcmp(name, "auto")) {
+		const struct lp_facility_ops *f = lp_facility__find(name);
+
+		memset(&pr, 0, sizeof(pr));
+		f->probe(&pr);
+		if (!pr.usable)
+			die("sampler '%s' is not usable here: %s\n"
+			    "hint: 'lociprof list' shows what this machine offers; "
+			    "--sampler auto picks one that works", name, pr.reason);
+		if (!f->setup || !f->decode)
+			die("sampler '%s' cannot sample live in this build", name);
+		return f;
+	}
+	for (i = 0; i < lp_nfacilities; i++) {
+		const struct lp_facility_ops *f = lp_facilities[i];
+
+		memset(&pr, 0, sizeof(pr));
+		if (f->probe(&pr) == 0 && pr.usable && f->setup && f->decode)
+			return f;
+	}
+	die("no sampling facility works on this machine\n"
+	    "hint: 'lociprof list' says why each one is unusable");
+}
+
+/* Is @prog something execvp can run? Says why not, like a shell would. */
+static void check_program(const char *prog)
+{
+	const char *path = getenv("PATH");
+	char buf[4096];
+
+	if (strchr(prog, '/')) {
+		if (access(prog, X_OK) < 0)
+			goto fail;
+		return;
+	}
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		size_t n = strcspn(path, ":");
+
+		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, n ? path : ".", prog);
+		if (access(buf, X_OK) == 0)
+			return;
+		path += n + (path[n] == ':');
+	}
+	errno = ENOENT;
+fail:
+	error("cannot run '%s': %s", prog, strerror(errno));
+	exit(127);
+}
+
+struct lp_session *profile__start(const struct profile_opts *po, int argc,
+				  char **argv, int default_sync,
+				  const char *usage)
+{
+	struct lp_session_opts so;
+	struct lp_session *s;
+	int err;
+
+	if (po->pid > 0 && argc > 0) {
+		error("give either -p PID or a program, not both");
+		usage_exit(usage, 1);
+	}
+	if (po->pid <= 0 && argc == 0) {
+		error("no program to profile");
+		usage_exit(usage, 1);
+	}
+	if (po->period && po->freq) {
+		error("give either -c PERIOD or -F FREQ, not both");
+		usage_exit(usage, 1);
+	}
+	if (argc > 0)
+		check_program(argv[0]);
+	memset(&so, 0, sizeof(so));
+	so.fac = pick_facility(po->sampler);
+	so.sampling.period = po->period;
+	so.sampling.freq = po->freq;
+	so.sync = po->sync >= 0 ? po->sync : default_sync;
+	so.follow_fork = po->follow_fork;
+	so.nslots = po->nslots;
+	so.ring_pages = po->ring_pages;
+	so.prev_insn = po->prev_insn;
+	so.verbose = po->verbose;
+	err = session__new(&s, &so);
+	if (err)
+		die("cannot set up profiling with sampler '%s': %s", so.fac->name,
+		    strerror(-err));
+	if (po->pid > 0)
+		err = session__attach(s, po->pid);
+	else
+		err = session__start_command(s, argv);
+	if (err) {
+		const char *e = session__error(s);
+
+		if (e[0])
+			die("%s", e);
+		die("cannot %s: %s", po->pid > 0 ? "attach" : "start the program",
+		    strerror(-err));
+	}
+	return s;
+}
+
+static struct lp_session *running;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	if (running)
+		session__stop(running);
+}
+
+int profile__run(struct lp_session *s)
+{
+	struct sigaction sa, old_int, old_term;
+	int err;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;	/* no SA_RESTART: wake the event loop */
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	running = s;
+	err = session__run(s);
+	running = NULL;
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	if (err && session__error(s)[0])
+		error("%s", session__error(s));
+	else if (session__error(s)[0])
+		warning("%s", session__error(s));
+	return err;
+}
+
+void profile__print_stats(const struct lp_session *s, const struct profile_opts *po)
+{
+	const struct lp_session_stats *st = session__stats(s);
+	int i;
+
+	if (po->quiet)
+		return;
+	fprintf(stderr, "[ lociprof: %llu threads, %llu samples, %llu with a data "
+		"address (%.1f%%)",
+		(unsigned long long)st->threads, (unsigned long long)st->samples,
+		(unsigned long long)st->samples_addr,
+		st->samples ? 100.0 * st->samples_addr / st->samples : 0.0);
+	if (st->samples_prev)
+		fprintf(stderr, ", %llu of them from the previous instruction",
+			(unsigned long long)st->samples_prev);
+	fprintf(stderr, ", %llu watchpoint traps ]\n", (unsigned long long)st->traps);
+	if (st->samples > st->samples_addr) {
+		fprintf(stderr, "[ samples without an address:");
+		for (i = 1; i < LP_NOADDR__MAX; i++)
+			if (st->noaddr[i])
+				fprintf(stderr, " %s %.1f%%;", lp_noaddr_names[i],
+					100.0 * st->noaddr[i] / st->samples);
+		fprintf(stderr, " ]\n");
+	}
+	if (st->lost || st->throttled)
+		fprintf(stderr, "[ lost %llu records, throttled %llu times: "
+			"use a longer period (-c) or more ring pages (-m) ]\n",
+			(unsigned long long)st->lost, (unsigned long long)st->throttled);
+	if (st->arm_errors)
+		fprintf(stderr, "[ %llu watchpoint actions failed, last: %s ]\n",
+			(unsigned long long)st->arm_errors, strerror(-st->last_arm_error));
+	if (po->verbose) {
+		fprintf(stderr, "[ arms %llu (moves %llu), disarms %llu, held samples %llu, "
+			"signals forwarded %llu, max live threads %llu ]\n",
+			(unsigned long long)st->arms, (unsigned long long)st->arm_moves,
+			(unsigned long long)st->disarms, (unsigned long long)st->sync_stops,
+			(unsigned long long)st->signals_forwarded,
+			(unsigned long long)st->max_live_threads);
+		fprintf(stderr, "[ descriptors: %d at start, %d at end ]\n",
+			st->fds_at_start, st->fds_at_end);
+	}
+}
+
+int profile__exit_code(const struct lp_session *s, const struct profile_opts *po)
+{
+	int st = session__wait_status(s);
+
+	if (st >= 0 && WIFSIGNALED(st) && !po->quiet)
+		fprintf(stderr, "lociprof: the program was killed by signal %d (%s)\n",
+			WTERMSIG(st), strsignal(WTERMSIG(st)));
+	return session__exit_code(s);
+}
+
+void recorder__open(struct recorder *r, const char *path, struct lp_session *s,
+		    int argc, char **argv)
+{
+	struct lp_data_header *h = calloc(1, sizeof(*h));
+	const struct lp_facility_ops *fac = session__facility(s);
+	struct lp_cpu_info ci;
+	struct timespec ts;
+	int err;
+
+	if (!h)
+		die("out of memory");
+	memset(r, 0, sizeof(*r));
+	r->path = path;
+	if (cpu__read(&ci) == 0) {
+		snprintf(h->cpu_vendor, sizeof(h->cpu_vendor), "%s", ci.vendor);
+		h->cpu_family = ci.family;
+		h->cpu_model = ci.model;
+		snprintf(h->cpu_name, sizeof(h->cpu_name), "%s", ci.name);
+	}
+	snprintf(h->kernel_release, sizeof(h->kernel_release), "%s",
+		 perf__kernel_release());
+	gethostname(h->hostname, sizeof(h->hostname) - 1);
+	snprintf(h->facility, sizeof(h->facility), "%s", fac->name);
+	h->period = session__period(s);
+	snprintf(h->period_unit, sizeof(h->period_unit), "%s",
+		 fac->period_unit ? fac->period_unit : "events");
+	h->sampling_flags = session__is_sync(s) ? LP_DATA_SAMPLING_SIGTRAP : 0;
+	if (argc > 0 && datafile__set_cmdline(h, argc, argv))
+		datafile__set_cmdline(h, 1, argv);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	h->start_time = (u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	h->start_perf_time = (u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	topology__read(&h->topo, NULL);
+	err = datafile__create(&r->file, path, h);
+	free(h);
+	if (err)
+		die("cannot create '%s': %s", path, datafile__strerror(err));
+}
+
+int recorder__sink(void *arg, const struct lp_event *ev, struct lp_actions *acts)
+{
+	struct recorder *r = arg;
+	int err;
+
+	(void)acts;
+	if (r->err)
+		return r->err;
+	err = datafile__write(r->file, ev);
+	if (err)
+		r->err = err;
+	return err;
+}
+
+int recorder__close(struct recorder *r, int quiet)
+{
+	u64 n = datafile__nr_events(r->file);
+	struct stat st;
+	int err = datafile__close(r->file);
+
+	if (!err)
+		err = r->err;
+	if (err) {
+		error("writing '%s' failed: %s; what was written before reads back "
+		      "up to the failure", r->path, datafile__strerror(err));
+		return err;
+	}
+	if (!quiet && stat(r->path, &st) == 0)
+		fprintf(stderr, "[ lociprof: wrote %llu events to '%s' (%.1f KiB) ]\n",
+			(unsigned long long)n, r->path, st.st_size / 1024.0);
+	return 0;
+}

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The tracing engine (DESIGN §1, §3.4): runs or attaches to a program under
+ * ptrace, follows its threads, opens the facility's sampling events and the
+ * watchpoints on each thread remotely, reads the rings, decodes samples into
+ * typed events, hands them to the consumers and executes their actions.
+ */
+#ifndef LP_SESSION_H
+#define LP_SESSION_H
+#include <sys/types.h>
+#include "core/analysis.h"
+#include "core/facility.h"
+
+#define LP_MAX_SLOTS 4
+
+/* Whose access a timer sample reports (facilities with decode_prev). */
+enum lp_prev_insn {
+	LP_PREV_OFF = 0,	/* the instruction at IP only */
+	LP_PREV_FALLBACK,	/* IP's, else the previous instruction's */
+	LP_PREV_PREFER,		/* the previous instruction's, else IP's */
+};
+
+struct lp_session_opts {
+	const struct lp_facility_ops *fac;
+	struct lp_sampling_opts sampling;
+	int sync;		/* hold a sampled thread until its actions ran */
+	int follow_fork;	/* trace forked children too */
+	int nslots;		/* watchpoint slots per thread (<= debug registers) */
+	int ring_pages;		/* data pages per thread ring (power of 2) */
+	int prev_insn;		/* enum lp_prev_insn */
+	int verbose;
+};
+
+struct lp_session_stats {
+	u64 samples;			/* sample records read */
+	u64 samples_addr;		/* ...that gave a data address */
+	u64 samples_prev;		/* ...recovered from the previous insn */
+	u64 noaddr[LP_NOADDR__MAX];	/* ...and why the rest did not */
+	u64 traps;
+	u64 stale_traps;		/* traps of a watch generation no longer kept */
+	u64 arms, arm_moves, disarms, arm_errors;
+	u64 arm_gone;			/* actions for threads that had exited */
+	u64 sync_stops;			/* synchronous (held) samples */
+	u64 lost;			/* records the kernel dropped */
+	u64 throttled;
+	u64 threads;			/* threads seen */
+	u64 max_live_threads;
+	u64 events;			/* events dispatched */
+	u64 signals_forwarded;
+	int fds_at_start, fds_at_end;	/* lociprof's own descriptors */
+	int last_arm_error;		/* -errno of the last failed arm */
+};
+
+/* Called for every event, in time order per drain; may push actions. */
+typedef int (*lp_event_sink)(void *arg, const struct lp_event *ev,
+			     struct lp_actions *acts);
+
+struct lp_session;
+
+int session__new(struct lp_session **out, const struct lp_session_opts *opts);
+void session__delete(struct lp_session *s);
+
+/* Consumers get every event in the order added. */
+int session__add_sink(struct lp_session *s, lp_event_sink fn, void *arg);
+int session__add_analysis(struct lp_session *s, struct lp_analysis *an);
+
+/*
+ * Fork and exec @argv under ptrace; the program is stopped at its exec and
+ * starts running at session__run. Returns 0 or -errno (exec failure included:
+ * -ENOENT for a missing program, with the errno of execvp).
+ */
+int session__start_command(struct lp_session *s, char *const argv[]);
+/* Attach to every thread of a running process. */
+int session__attach(struct lp_session *s, pid_t pid);
+
+/* Profile until the program exits or session__stop is called. */
+int session__run(struct lp_session *s);
+
+/* Async-signal-safe: ask session__run to stop (Ctrl-C). */
+void session__stop(struct lp_session *s);
+
+/*
+ * The program's wait status (valid once it exited); -1 if it still runs
+ * (attach mode: detached).
+ */
+int session__wait_status(const struct lp_session *s);
+/* The shell-style exit code for lociprof: status, or 128+signal. */
+int session__exit_code(const struct lp_session *s);
+
+const struct lp_session_stats *session__stats(const struct lp_session *s);
+pid_t session__pid(const struct lp_session *s);
+/* A one-line description of the last failure, for the command to print. */
+const char *session__error(const struct lp_session *s);
+
+/* Count this process's open descriptors (for leak checks). */
+int session__count_fds(void);
+
+
+
+/* What was opened: the facility and its effective period (unit: fac->period_unit). */
+const struct lp_facility_ops *session__facility(const struct lp_session *s);
+u64 session__period(const struct lp_session *s);
+int session__is_sync(const struct lp_session *s);
+#endif

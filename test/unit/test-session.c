@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The session engine end to end on a real program: watchpoints armed by a
+ * consumer's actions fire, move and disarm; thread events arrive in order.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/facility.h"
+#include "core/session.h"
+#include "core/tests.h"
+
+#define WPTARGET "test/helpers/wptarget"
+
+struct wp_state {
+	const char *addr_file;
+	u64 first, second;
+	int phase;		/* 0 nothing armed, 1 first, 2 second, 3 disarmed */
+	u32 tid;		/* worker thread (index 1) */
+	int traps_first, traps_second;
+	int starts, exits;
+	u32 max_index;
+	u64 move_time, disarm_time;	/* when the session executed them */
+	int misattributed;		/* trap address not its cookie's */
+	int outside;			/* trap outside its cookie's window */
+	u64 first_trap_time[3], last_trap_time[3];
+};
+
+static int wp_sink(void *arg, const struct lp_event *ev, struct lp_actions *acts)
+{
+	struct wp_state *st = arg;
+	struct lp_action a;
+
+	memset(&a, 0, sizeof(a));
+	a.len = 8;
+	a.mode = LP_WP_W;
+	switch (ev->type) {
+	case LP_EV_THREAD_START:
+		st->starts++;
+		if (ev->thread.index > st->max_index)
+			st->max_index = ev->thread.index;
+		if (ev->thread.index == 1)
+			st->tid = ev->thread.tid;
+		break;
+	case LP_EV_THREAD_EXIT:
+		st->exits++;
+		break;
+	case LP_EV_SAMPLE:
+		if (st->phase == 0 && st->tid && ev->sample.tid == st->tid) {
+			FILE *f = fopen(st->addr_file, "r");
+			unsigned long long x, y;
+
+			if (f && fscanf(f, "%llx %llx", &x, &y) == 2) {
+				st->first = x;
+				st->second = y;
+				a.op = LP_ACT_ARM;
+				a.tid = st->tid;
+				a.addr = x;
+				a.cookie = 1;
+				lp_actions__push(acts, &a);
+				st->phase = 1;
+			}
+			if (f)
+				fclose(f);
+		}
+		break;
+	case LP_EV_ACTION:
+		if (ev->action.op == LP_ACT_ARM && ev->action.cookie == 2)
+			st->move_time = ev->action.time;
+		if (ev->action.op == LP_ACT_DISARM)
+			st->disarm_time = ev->action.time;
+		break;
+	case LP_EV_TRAP: {
+		u64 c = ev->trap.cookie;
+
+		if ((c == 1 && ev->trap.addr != st->first) ||
+		    (c == 2 && ev->trap.addr != st->second) || c < 1 || c > 2) {
+			st->misattributed++;
+			break;
+		}
+		if (!st->first_trap_time[c])
+			st->first_trap_time[c] = ev->trap.time;
+		st->last_trap_time[c] = ev->trap.time;
+		if (st->phase == 1 && ev->trap.addr == st->first && ev->trap.cookie == 1) {
+			if (++st->traps_first == 3) {
+				a.op = LP_ACT_ARM;	/* move the same slot */
+				a.tid = st->tid;
+				a.addr = st->second;
+				a.cookie = 2;
+				lp_actions__push(acts, &a);
+				st->phase = 2;
+			}
+		} else if (st->phase == 2 && ev->trap.addr == st->second &&
+			   ev->trap.cookie == 2) {
+			if (++st->traps_second == 3) {
+				a.op = LP_ACT_DISARM;
+				a.tid = st->tid;
+				lp_actions__push(acts, &a);
+				st->phase = 3;
+			}
+		}
+		break;
+	}
+	default:
+		break;
+	}
+	return 0;
+}
+
+static int run_wp(struct lp_test_ctx *ctx, int sync)
+{
+	struct lp_session_opts o;
+	struct lp_session *s;
+	struct wp_state st;
+	char file[] = "/tmp/lp-wptarget-XXXXXX";
+	char *argv[] = { (char *)WPTARGET, file, NULL };
+	int fd, err;
+
+	if (access(WPTARGET, X_OK))
+		TEST_SKIP("%s not built (make check builds it)", WPTARGET);
+	fd = mkstemp(file);
+	TEST_ASSERT(fd >= 0, "mkstemp");
+	close(fd);
+	unlink(file);
+	memset(&st, 0, sizeof(st));
+	st.addr_file = file;
+	memset(&o, 0, sizeof(o));
+	o.fac = &lp_facility_soft;
+	o.sync = sync;
+	o.sampling.period = 1000000;	/* 1 ms */
+	err = session__new(&s, &o);
+	if (err == -EOPNOTSUPP)
+		TEST_SKIP("soft facility cannot sample here");
+	TEST_ASSERT(err == 0, "session__new: %s", strerror(-err));
+	session__add_sink(s, wp_sink, &st);
+	err = session__start_command(s, argv);
+	TEST_ASSERT(err == 0, "start: %s", strerror(-err));
+	err = session__run(s);
+	unlink(file);
+	TEST_ASSERT(err == 0, "run: %s (%s)", strerror(-err), session__error(s));
+	TEST_LOG("traps first %d second %d, misattributed %d, arms %llu moves %llu",
+		 st.traps_first, st.traps_second, st.misattributed,
+		 (unsigned long long)session__stats(s)->arms,
+		 (unsigned long long)session__stats(s)->arm_moves);
+	TEST_ASSERT(session__exit_code(s) == 0, "exit %d", session__exit_code(s));
+	TEST_ASSERT(st.starts == 2 && st.exits == 2, "starts %d exits %d", st.starts, st.exits);
+	TEST_ASSERT(st.max_index == 1, "max index %u", st.max_index);
+	TEST_ASSERT(st.phase == 3, "phase %d: first %d second %d", st.phase,
+		    st.traps_first, st.traps_second);
+	TEST_ASSERT(st.misattributed == 0, "%d traps with the wrong address for their cookie",
+		    st.misattributed);
+	/* traps queued before a move still belong to the old address... */
+	TEST_ASSERT(st.last_trap_time[1] <= st.move_time, "first trapped %llu ns after the move",
+		    (unsigned long long)(st.last_trap_time[1] - st.move_time));
+	TEST_ASSERT(st.first_trap_time[2] >= st.move_time, "second trapped before the move");
+	/* ...and the target keeps storing after the disarm: no trap may follow it */
+	TEST_ASSERT(st.disarm_time && st.last_trap_time[2] <= st.disarm_time,
+		    "second trapped %lld ns after the disarm",
+		    (long long)(st.last_trap_time[2] - st.disarm_time));
+	TEST_ASSERT(session__stats(s)->arm_moves == 1, "moves %llu",
+		    (unsigned long long)session__stats(s)->arm_moves);
+	TEST_ASSERT(session__stats(s)->fds_at_end == session__stats(s)->fds_at_start,
+		    "descriptors %d -> %d", session__stats(s)->fds_at_start,
+		    session__stats(s)->fds_at_end);
+	session__delete(s);
+	return TEST_OK;
+}
+
+LP_TEST(test_session_watchpoint_arm_move_disarm,
+	"session: watchpoint arms, moves, disarms on a live thread (async)")
+{
+	return run_wp(ctx, 0);
+}
+
+LP_TEST(test_session_watchpoint_sync,
+	"session: watchpoints with held (sigtrap) samples")
+{
+	return run_wp(ctx, 1);
+}
