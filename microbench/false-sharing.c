@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * False-Sharing (ComDetective, Sasongko 2022, Listing 5.2): each iteration a
+ * thread makes one atomic add, with probability --false-fraction to its own
+ * 8-byte slot of a line shared with up to 7 other threads' slots (false
+ * sharing), else to the one word all threads add to (true sharing).
+ *
+ * Layout: false_sharing_lines[g] is a 64-byte line holding slots of threads
+ * 8g..8g+7 (thread i: line i/8, slot i%8, byte offset 8*(i%8)); each line
+ * and true_sharing_data are 128-byte aligned and padded, so no two of them
+ * share a line (or an adjacent-line prefetch pair).
+ */
+#include "microbench/mb.h"
+
+#define SLOTS_PER_LINE	(MB_LINE / 8)
+#define NLINES		((MB_MAX_THREADS + SLOTS_PER_LINE - 1) / SLOTS_PER_LINE)
+
+struct fs_line {
+	uint64_t slot[SLOTS_PER_LINE];
+} __attribute__((aligned(MB_PAD)));
+
+struct padded {
+	uint64_t v;
+} __attribute__((aligned(MB_PAD)));
+
+static struct fs_line false_sharing_lines[NLINES];
+static struct padded true_sharing_data;
+static struct mb_counts counts[MB_MAX_THREADS];
+
+static double false_fraction = 0.5;
+static struct mb_common opt;
+
+static const struct mb_opt opts[] = {
+	{ "false-fraction", MB_OPT_DOUBLE, &false_fraction, 0, 1, "F",
+	  "probability that an add goes to the thread's own slot (default 0.5)" },
+	{ NULL },
+};
+
+static const struct mb_info info = {
+	.name = "false-sharing",
+	.summary = "Each thread makes one atomic add per iteration: with probability F to its\n"
+		   "own 8-byte slot in 'false_sharing_lines' (a 64-byte line shared by up to 8\n"
+		   "threads: false sharing), else to the word 'true_sharing_data' (true sharing).",
+	.def_threads = 4, .max_threads = MB_MAX_THREADS,
+	.def_iters = 10000000, .iters_help = "atomic adds per thread",
+	.has_layout = 1, .opts = opts,
+};
+
+static void worker(int idx, void *arg)
+{
+	uint64_t thr = mb_threshold(false_fraction), r;
+	uint64_t *mine = &false_sharing_lines[idx / SLOTS_PER_LINE].slot[idx % SLOTS_PER_LINE];
+	long long nfalse = 0;
+	struct mb_rng rng;
+	long i;
+
+	(void)arg;
+	mb_rng_seed(&rng, opt.seed, idx);
+	for (i = 0; i < opt.iters; i++) {
+		r = mb_rng_next(&rng);
+		if (MB_CHOOSE(r, thr)) {
+			__atomic_fetch_add(mine, r, __ATOMIC_SEQ_CST);
+			nfalse++;
+		} else {
+			__atomic_fetch_add(&true_sharing_data.v, r, __ATOMIC_SEQ_CST);
+		}
+	}
+	counts[idx] = (struct mb_counts){ .shared = opt.iters, .false_ = nfalse,
+		.true_ = opt.iters - nfalse, .loads = opt.iters, .stores = opt.iters,
+		.cpu = sched_getcpu() };
+}
+
+static void expect(void)
+{
+	double a[MB_MAX_THREADS] = { 0 }, s[MB_MAX_THREADS] = { 0 };
+	int off[MB_MAX_THREADS] = { 0 }, len[MB_MAX_THREADS] = { 0 }, i, g;
+	struct mb_model m;
+	struct mb_json j;
+
+	if (mb_model_init(&m, opt.threads))
+		exit(1);
+	/* The true-sharing word: everybody adds at rate 1-F to bytes 0..7. */
+	for (i = 0; i < opt.threads; i++) {
+		a[i] = 1 - false_fraction;
+		s[i] = 1;
+		off[i] = 0;
+		len[i] = 8;
+	}
+	mb_model_line(&m, opt.iters, a, s, off, len);
+	/* Each false-sharing line: its 8 threads add at rate F, each to its slot. */
+	for (g = 0; g * SLOTS_PER_LINE < opt.threads; g++) {
+		for (i = 0; i < opt.threads; i++) {
+			a[i] = i / SLOTS_PER_LINE == g ? false_fraction : 0;
+			off[i] = 8 * (i % SLOTS_PER_LINE);
+		}
+		mb_model_line(&m, opt.iters, a, s, off, len);
+	}
+	mb_json_init(&j, stdout);
+	mb_model_print(&j, info.name, &m);
+	mb_json_params(&j, &opt);
+	mb_json_double(&j, "false_fraction", false_fraction);
+	mb_json_int(&j, "threads_per_line", SLOTS_PER_LINE);
+	mb_json_obj_end(&j);
+	mb_json_obj_end(&j);
+	mb_model_exit(&m);
+}
+
+static void print_layout(void)
+{
+	struct mb_json j;
+
+	mb_json_init(&j, stderr);
+	mb_json_obj(&j, NULL);
+	mb_json_str(&j, "benchmark", info.name);
+	mb_json_int(&j, "pid", getpid());
+	mb_json_arr(&j, "objects");
+	mb_json_object(&j, NULL, "true_sharing_data", &true_sharing_data,
+		       sizeof(true_sharing_data));
+	mb_json_object(&j, NULL, "false_sharing_lines", false_sharing_lines,
+		       sizeof(false_sharing_lines[0]) *
+		       ((opt.threads + SLOTS_PER_LINE - 1) / SLOTS_PER_LINE));
+	mb_json_arr_end(&j);
+	mb_json_obj_end(&j);
+}
+
+int main(int argc, char **argv)
+{
+	int err;
+
+	mb_parse(&opt, &info, argc, argv);
+	if (opt.expect) {
+		expect();
+		return 0;
+	}
+	if (opt.print_layout)
+		print_layout();
+	err = mb_run(opt.threads, opt.pin, worker, NULL);
+	if (err) {
+		fprintf(stderr, "%s: error: cannot run threads: %s\n", info.name, strerror(-err));
+		return 1;
+	}
+	if (opt.verbose)
+		mb_print_counts(info.name, &opt, counts);
+	return 0;
+}
