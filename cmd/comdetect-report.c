@@ -1,0 +1,455 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cmd/comdetect-report.h"
+#include "core/json.h"
+#include "core/svg.h"
+
+static int soft_units(const struct comdetect_report *r)
+{
+	return r->period_unit && !strcmp(r->period_unit, "ns");
+}
+
+/* What one unit of volume is, for every output. */
+static const char *volume_unit(const struct comdetect_report *r)
+{
+	return soft_units(r) ? "ns of sampled thread CPU time (detections x period)"
+			     : "memory accesses (detections x period): estimated cache-line transfers";
+}
+
+static double pct(double v, double total)
+{
+	return total > 0 ? 100.0 * v / total : 0.0;
+}
+
+/* Background colour of a heat-map cell: white to dark blue, 256-colour ANSI. */
+static int heat_color(double frac)
+{
+	static const int ramp[] = { 231, 195, 159, 123, 87, 51, 45, 39, 33, 27, 21, 19, 17 };
+	int i = (int)(frac * (ARRAY_SIZE(ramp) - 1) + 0.5);
+
+	if (frac <= 0)
+		return -1;
+	if (i < 1)
+		i = 1;
+	if (i >= (int)ARRAY_SIZE(ramp))
+		i = ARRAY_SIZE(ramp) - 1;
+	return ramp[i];
+}
+
+static void print_matrix(const struct comdetect_report *r, FILE *f, const char *title,
+			 const double *m, int n, const char *label, double total)
+{
+	double max = 0;
+	int i, j;
+
+	fprintf(f, "\n%s (%% of all communication):\n", title);
+	if (n <= 0 || total <= 0) {
+		fprintf(f, "  (none detected)\n");
+		return;
+	}
+	for (i = 0; i < n * n; i++)
+		if (m[i] > max)
+			max = m[i];
+	fprintf(f, "%6s", "");
+	for (j = 0; j < n; j++)
+		fprintf(f, " %5s%-2d", label, j);
+	fputc('\n', f);
+	for (i = 0; i < n; i++) {
+		fprintf(f, "  %s%-2d ", label, i);
+		for (j = 0; j < n; j++) {
+			double v = m[i * n + j];
+			int c = r->color ? heat_color(max > 0 ? v / max : 0) : -1;
+
+			if (c >= 0)
+				fprintf(f, "\033[48;5;%dm\033[38;5;%dm", c, c >= 33 && c != 45 && c != 51 ? 231 : 16);
+			if (v > 0)
+				fprintf(f, " %6.1f", pct(v, total));
+			else
+				fprintf(f, " %6s", ".");
+			if (c >= 0)
+				fprintf(f, "\033[0m");
+		}
+		fputc('\n', f);
+	}
+}
+
+static const char *kind_name(int kind)
+{
+	switch (kind) {
+	case LP_ACCESS_LOAD: return "load";
+	case LP_ACCESS_STORE: return "store";
+	case LP_ACCESS_ATOMIC: return "atomic";
+	default: return "rw";
+	}
+}
+
+/* Traps report the instruction after the access: step back into it. */
+static u64 site_ip(const struct comdetect_ip *ip)
+{
+	return ip->src == COMDETECT_SRC_TRAP && ip->ip ? ip->ip - 1 : ip->ip;
+}
+
+struct site {
+	const char *function, *file;
+	u32 line;
+	u64 count;
+};
+
+static int collect_sites(const struct comdetect_report *r, const struct comdetect_line *l,
+			 struct site *out, int max)
+{
+	int i, j, n = 0;
+
+	for (i = 0; i < l->nips; i++) {
+		struct lp_srcloc loc;
+		const char *fn = "[unknown]", *file = NULL;
+		u32 line = 0;
+
+		if (r->syms && symbols__code(r->syms, r->pid, site_ip(&l->ips[i]), &loc) == 0) {
+			fn = loc.function;
+			file = loc.file;
+			line = loc.line;
+		}
+		for (j = 0; j < n; j++)
+			if (out[j].line == line && !strcmp(out[j].function, fn) &&
+			    ((!out[j].file && !file) || (out[j].file && file && !strcmp(out[j].file, file))))
+				break;
+		if (j == n) {
+			if (n == max)
+				continue;
+			out[n++] = (struct site){ fn, file, line, 0 };
+		}
+		out[j].count += l->ips[i].count;
+	}
+	for (i = 1; i < n; i++)	/* by count, descending */
+		for (j = i; j > 0 && out[j].count > out[j - 1].count; j--) {
+			struct site t = out[j];
+
+			out[j] = out[j - 1];
+			out[j - 1] = t;
+		}
+	return n;
+}
+
+static void line_object(const struct comdetect_report *r, u64 addr, char *buf, size_t len)
+{
+	struct lp_dataobj obj;
+
+	if (r->syms && symbols__data(r->syms, r->pid, addr, &obj) == 0) {
+		if (obj.name)
+			snprintf(buf, len, "%s+%#" PRIx64, obj.label, obj.offset);
+		else
+			snprintf(buf, len, "%s", obj.label);
+	} else {
+		snprintf(buf, len, "unknown");
+	}
+}
+
+void comdetect_report__print(const struct comdetect_report *r, FILE *f)
+{
+	const struct comdetect_result *res = r->res;
+	const struct comdetect_stats *st = &res->stats;
+	double total = res->total_all;
+	int i, k, nlines = res->nlines < r->top ? res->nlines : r->top;
+
+	fprintf(f, "# lociprof comdetect: %s\n", r->command ? r->command : "");
+	fprintf(f, "# sampler %s, period %" PRIu64 " %s; %d threads; %" PRIu64
+		" samples, %" PRIu64 " with a data address\n", r->sampler, r->period,
+		soft_units(r) ? "ns of thread CPU time" : r->period_unit, res->nthreads,
+		r->samples, r->samples_addr);
+	fprintf(f, "# %" PRIu64 " communications detected: %" PRIu64 " by bulletin-board lookup, "
+		"%" PRIu64 " by watchpoint traps (%" PRIu64 " traps)\n", res->detections,
+		st->hits, st->trap_hits, st->traps);
+
+	fprintf(f, "\nTotals (volume unit: %s):\n", volume_unit(r));
+	fprintf(f, "  %-6s %14.0f  %5.1f%%\n", "all", res->total_all, 100.0 * (total > 0));
+	fprintf(f, "  %-6s %14.0f  %5.1f%%\n", "true", res->total_true, pct(res->total_true, total));
+	fprintf(f, "  %-6s %14.0f  %5.1f%%\n", "false", res->total_false, pct(res->total_false, total));
+	if (soft_units(r)) {
+		double cpu_s = (double)r->samples * r->period / 1e9;
+
+		if (cpu_s > 0)
+			fprintf(f, "  rate: %.1f detections per second of thread CPU time (%.2f s sampled)\n",
+				res->detections / cpu_s, cpu_s);
+		fprintf(f, "  The soft sampler's period is time, not accesses: volumes rank threads,\n"
+			"  lines and sharing kinds; cache-line transfers need a PMU (pebs/ibs).\n");
+	} else {
+		fprintf(f, "  estimated cache-line transfers: %.0f (%.0f bytes at 64 B per line)\n",
+			total, total * 64);
+	}
+
+	print_matrix(r, f, "Thread matrix, all", res->all, res->nthreads, "T", total);
+	if (res->total_false > 0 && res->total_true > 0) {
+		print_matrix(r, f, "Thread matrix, true sharing", res->true_sharing, res->nthreads, "T", total);
+		print_matrix(r, f, "Thread matrix, false sharing", res->false_sharing, res->nthreads, "T", total);
+	}
+	print_matrix(r, f, "Core matrix (sample CPUs), all", res->core_all, res->ncpus, "C",
+		     res->total_all - res->same_cpu_volume);
+	if (res->same_cpu_volume > 0)
+		fprintf(f, "  (%.1f%% between threads that ran on one CPU: not in the core matrix)\n",
+			pct(res->same_cpu_volume, total));
+
+	fprintf(f, "\nThreads:");
+	for (i = 0; i < res->nthreads; i++)
+		fprintf(f, " T%d=tid %u", i, res->tids[i]);
+	fputc('\n', f);
+
+	fprintf(f, "\nTop cache lines by communication:\n");
+	if (!nlines)
+		fprintf(f, "  (none)\n");
+	for (i = 0; i < nlines; i++) {
+		const struct comdetect_line *l = &res->lines[i];
+		struct site sites[8];
+		char obj[400];
+		int ns;
+
+		line_object(r, l->line, obj, sizeof(obj));
+		fprintf(f, "\n  #%d line %#" PRIx64 "  %s\n", i + 1, l->line, obj);
+		fprintf(f, "     %.1f%% of all: true %.1f%%, false %.1f%%, %" PRIu64 " detections\n",
+			pct(l->vol_true + l->vol_false, total), pct(l->vol_true, total),
+			pct(l->vol_false, total), l->detections);
+		fprintf(f, "     %-9s %-7s %-7s %-7s %s\n", "offset", "thread", "access", "seen", "count");
+		for (k = 0; k < l->ntouches; k++) {
+			const struct comdetect_touch *t = &l->touches[k];
+
+			fprintf(f, "     0x%02x-0x%02x T%-6u %-7s %-7s %" PRIu64 "\n", t->off,
+				t->off + t->len - 1, t->thread, kind_name(t->kind),
+				t->src == COMDETECT_SRC_TRAP ? "trap" : "sample", t->count);
+		}
+		ns = collect_sites(r, l, sites, ARRAY_SIZE(sites));
+		for (k = 0; k < ns; k++)
+			fprintf(f, "     %s %s:%u (%" PRIu64 ")\n", sites[k].function,
+				sites[k].file ? sites[k].file : "??", sites[k].line, sites[k].count);
+	}
+	fprintf(f, "\n# samples used %" PRIu64 " (%" PRIu64 " loads, %" PRIu64 " stores); "
+		"watchpoints armed %" PRIu64 " times; stale traps %" PRIu64 "\n",
+		st->samples_used, st->loads, st->stores, st->armings, st->traps_stale);
+}
+
+static void json_matrix(struct json_writer *w, const char *key, const double *m, int n)
+{
+	int i, j;
+
+	json__arr_begin(w, key);
+	for (i = 0; i < n; i++) {
+		json__arr_begin(w, NULL);
+		for (j = 0; j < n; j++)
+			json__double(w, NULL, m[i * n + j]);
+		json__arr_end(w);
+	}
+	json__arr_end(w);
+}
+
+int comdetect_report__json(const struct comdetect_report *r, const char *path)
+{
+	const struct comdetect_result *res = r->res;
+	struct json_writer w;
+	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+	char obj[400], addr[32];
+	int i, k, err;
+
+	if (!f)
+		return -errno;
+	json__init(&w, f, JSON_PRETTY);
+	json__obj_begin(&w, NULL);
+	json__str(&w, "command", "comdetect");
+	json__str(&w, "sampler", r->sampler);
+	json__u64(&w, "period", r->period);
+	json__str(&w, "period_unit", r->period_unit);
+	json__str(&w, "volume_unit", volume_unit(r));
+	json__str(&w, "program", r->command);
+	json__arr_begin(&w, "threads");
+	for (i = 0; i < res->nthreads; i++) {
+		json__obj_begin(&w, NULL);
+		json__u64(&w, "index", i);
+		json__u64(&w, "tid", res->tids[i]);
+		json__u64(&w, "samples", res->thread_samples[i]);
+		json__obj_end(&w);
+	}
+	json__arr_end(&w);
+	json__obj_begin(&w, "matrix");
+	json_matrix(&w, "all", res->all, res->nthreads);
+	json_matrix(&w, "true", res->true_sharing, res->nthreads);
+	json_matrix(&w, "false", res->false_sharing, res->nthreads);
+	json__obj_end(&w);
+	json__obj_begin(&w, "core_matrix");
+	json_matrix(&w, "all", res->core_all, res->ncpus);
+	json_matrix(&w, "true", res->core_true, res->ncpus);
+	json_matrix(&w, "false", res->core_false, res->ncpus);
+	json__obj_end(&w);
+	json__obj_begin(&w, "totals");
+	json__double(&w, "all", res->total_all);
+	json__double(&w, "true", res->total_true);
+	json__double(&w, "false", res->total_false);
+	json__u64(&w, "detections", res->detections);
+	json__u64(&w, "hits", res->stats.hits);
+	json__u64(&w, "trap_hits", res->stats.trap_hits);
+	json__obj_end(&w);
+	json__double(&w, "false_fraction", res->total_all > 0 ? res->total_false / res->total_all : 0);
+	json__u64(&w, "samples", r->samples);
+	json__u64(&w, "samples_with_address", r->samples_addr);
+	json__arr_begin(&w, "lines");
+	for (i = 0; i < res->nlines && i < r->top * 4; i++) {
+		const struct comdetect_line *l = &res->lines[i];
+		struct site sites[16];
+		int ns;
+
+		json__obj_begin(&w, NULL);
+		snprintf(addr, sizeof(addr), "%#" PRIx64, l->line);
+		json__str(&w, "address", addr);
+		line_object(r, l->line, obj, sizeof(obj));
+		json__str(&w, "object", obj);
+		json__double(&w, "true", l->vol_true);
+		json__double(&w, "false", l->vol_false);
+		json__u64(&w, "detections", l->detections);
+		json__arr_begin(&w, "offsets");
+		for (k = 0; k < l->ntouches; k++) {
+			const struct comdetect_touch *t = &l->touches[k];
+
+			json__obj_begin(&w, NULL);
+			json__u64(&w, "thread", t->thread);
+			json__u64(&w, "offset", t->off);
+			json__u64(&w, "length", t->len);
+			json__str(&w, "access", kind_name(t->kind));
+			json__str(&w, "source", t->src == COMDETECT_SRC_TRAP ? "trap" : "sample");
+			json__u64(&w, "count", t->count);
+			json__obj_end(&w);
+		}
+		json__arr_end(&w);
+		ns = collect_sites(r, l, sites, ARRAY_SIZE(sites));
+		json__arr_begin(&w, "sites");
+		for (k = 0; k < ns; k++) {
+			json__obj_begin(&w, NULL);
+			json__str(&w, "function", sites[k].function);
+			json__str(&w, "file", sites[k].file);
+			json__u64(&w, "line", sites[k].line);
+			json__u64(&w, "count", sites[k].count);
+			json__obj_end(&w);
+		}
+		json__arr_end(&w);
+		json__obj_end(&w);
+	}
+	json__arr_end(&w);
+	json__obj_end(&w);
+	err = json__finish(&w);
+	if (f != stdout && fclose(f) && !err)
+		err = -errno;
+	return err;
+}
+
+static int write_csv(const char *dir, const char *name, const double *m, int n)
+{
+	char path[4096];
+	FILE *f;
+	int i, j;
+
+	snprintf(path, sizeof(path), "%s/%s.csv", dir, name);
+	f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	for (i = 0; i < n; i++)
+		for (j = 0; j < n; j++)
+			fprintf(f, "%.17g%c", m[i * n + j], j == n - 1 ? '\n' : ',');
+	return fclose(f) ? -errno : 0;
+}
+
+static int make_dir(const char *dir)
+{
+	if (mkdir(dir, 0777) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+int comdetect_report__csv(const struct comdetect_report *r, const char *dir)
+{
+	const struct comdetect_result *res = r->res;
+	int err = make_dir(dir);
+
+	if (!err)
+		err = write_csv(dir, "thread-all", res->all, res->nthreads);
+	if (!err)
+		err = write_csv(dir, "thread-true", res->true_sharing, res->nthreads);
+	if (!err)
+		err = write_csv(dir, "thread-false", res->false_sharing, res->nthreads);
+	if (!err)
+		err = write_csv(dir, "core-all", res->core_all, res->ncpus);
+	if (!err)
+		err = write_csv(dir, "core-true", res->core_true, res->ncpus);
+	if (!err)
+		err = write_csv(dir, "core-false", res->core_false, res->ncpus);
+	return err;
+}
+
+static int write_svg(const struct comdetect_report *r, const char *dir, const char *name,
+		     const char *what, const double *m, int n, const char *axis, const char *pfx)
+{
+	char path[4096], title[512], unit[160];
+	struct svg_heatmap h;
+	char **labels;
+	double *pm, total = 0;
+	FILE *f;
+	int i, err;
+
+	if (n <= 0)
+		return 0;
+	labels = calloc(n, sizeof(*labels));
+	pm = calloc((size_t)n * n, sizeof(*pm));
+	if (!labels || !pm) {
+		free(labels);
+		free(pm);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n * n; i++)
+		total += m[i];
+	for (i = 0; i < n * n; i++)	/* the pair's share of everything of this kind */
+		pm[i] = total > 0 ? 200.0 * m[i] / total : 0;	/* symmetric: pairs twice */
+	for (i = 0; i < n; i++)
+		if (asprintf(&labels[i], "%s%d", pfx, i) < 0)
+			labels[i] = NULL;
+	snprintf(title, sizeof(title), "%s communication: %s", what, r->command ? r->command : "");
+	snprintf(unit, sizeof(unit), "%% of %s volume (%s)", what,
+		 soft_units(r) ? "sampler soft" : r->sampler);
+	memset(&h, 0, sizeof(h));
+	h.title = title;
+	h.rows = h.cols = n;
+	h.v = pm;
+	h.row_labels = (const char *const *)labels;
+	h.col_labels = (const char *const *)labels;
+	h.y_title = axis;
+	h.x_title = axis;
+	h.unit = unit;
+	snprintf(path, sizeof(path), "%s/%s.svg", dir, name);
+	f = fopen(path, "w");
+	err = f ? svg__heatmap(f, &h) : -errno;
+	if (f && fclose(f) && !err)
+		err = -errno;
+	for (i = 0; i < n; i++)
+		free(labels[i]);
+	free(labels);
+	free(pm);
+	return err;
+}
+
+int comdetect_report__svg(const struct comdetect_report *r, const char *dir)
+{
+	const struct comdetect_result *res = r->res;
+	int err = make_dir(dir);
+
+	if (!err)
+		err = write_svg(r, dir, "thread-all", "all", res->all, res->nthreads, "thread", "T");
+	if (!err)
+		err = write_svg(r, dir, "thread-true", "true-sharing", res->true_sharing,
+				res->nthreads, "thread", "T");
+	if (!err)
+		err = write_svg(r, dir, "thread-false", "false-sharing", res->false_sharing,
+				res->nthreads, "thread", "T");
+	if (!err)
+		err = write_svg(r, dir, "core-all", "all (by core)", res->core_all, res->ncpus,
+				"core", "C");
+	return err;
+}

@@ -1,0 +1,1017 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ComDetective (seed 1, ch.5, Algorithm 1) as a pure event consumer. The
+ * definitions it implements are written down in comdetect.h.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/comdetect.h"
+
+#define CD_MAX_THREADS	(1u << 24)
+#define CD_MAX_CPUS	(1u << 16)
+#define CD_NO_CPU	(~0u)
+#define CD_PROBE	8	/* board slots probed per line */
+
+struct cd_entry {		/* one BulletinBoard entry */
+	u64 line, addr, ip;
+	u64 seq;		/* global sample sequence number at publish */
+	u64 store_epoch;	/* publisher's store count including this one */
+	u32 pub;		/* publisher thread index */
+	u32 cpu;
+	u8 len, kind;
+	u8 used;
+	u8 touched;		/* its access is already in the line's touches */
+};
+
+struct cd_slot {
+	u64 addr, cookie;
+	u8 armed;
+};
+
+/* What a thread's armed watchpoints watch: all on one line (the seed). */
+struct cd_watch {
+	u8 active;
+	u8 pub_len, pub_kind, pub_touched;
+	u32 pub, pub_cpu;
+	int ndr;		/* D: registers armed on this line */
+	u64 line, pub_addr, pub_ip, pub_seq;
+	u64 armed_epoch;	/* owner's sample count when armed */
+	u64 period;		/* period of the sample that armed */
+};
+
+struct cd_thread {
+	u32 tid;
+	u8 started, live;
+	u64 nsamples, nstores;	/* epochs */
+	u64 seq_cur, seq_prev;	/* global seq of this and the previous sample */
+	u64 store_seq_cur, store_seq_prev;
+	u64 t_prev;		/* seq of the last entry counted (Algorithm 1) */
+	struct cd_watch w;
+	struct cd_slot slot[COMDETECT_MAX_SLOTS];
+};
+
+struct cd_tidmap {
+	u32 tid, idx;
+	u8 used;
+};
+
+struct cd_pair {
+	u64 key;		/* a << 32 | b: raw[a][b], a published */
+	double vt, vf;
+	u8 used;
+};
+
+struct cd_pairs {
+	struct cd_pair *v;
+	u32 n, cap;		/* cap: power of two */
+};
+
+struct cd_linerec {
+	struct comdetect_line l;
+	int next;		/* bucket chain / free list */
+	u8 used;
+};
+
+struct comdetect {
+	struct lp_analysis an;
+	struct comdetect_config cfg;
+	int ndr;		/* registers armed per line: min(nslots, max_dr, L/M) */
+	u64 rng;
+	u64 seq, cookie_gen;
+
+	struct cd_entry *board;
+
+	struct cd_thread *thr;
+	u32 nthr, thr_cap;
+	struct cd_tidmap *tids;
+	u32 ntids, tids_cap;
+
+	u32 ncpus;
+	struct cd_pairs tpairs, cpairs;
+	double same_cpu_volume;
+
+	struct cd_linerec *lines;
+	int *buckets;
+	int nbuckets, free_line;
+
+	int finished;
+	struct comdetect_stats st;
+
+	/* result snapshot */
+	struct comdetect_result res;
+	u32 *r_tids;
+	u64 *r_samples;
+	double *r_mat, *r_core;
+	struct comdetect_line *r_lines;
+};
+
+/* splitmix64: small, seeded, reproducible */
+static u64 cd_rand(struct comdetect *cd)
+{
+	u64 z = (cd->rng += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static u64 hash64(u64 x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ull;
+	return x ^ (x >> 33);
+}
+
+static int overlaps(u64 a, u64 alen, u64 b, u64 blen)
+{
+	return a < b + blen && b < a + alen;
+}
+
+void comdetect__config_init(struct comdetect_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->board_size = 127;
+	cfg->nslots = 4;
+	cfg->max_dr = 4;
+	cfg->line_size = LP_CACHE_LINE;
+	cfg->expire = 2;
+	cfg->max_lines = 1024;
+	cfg->seed = 0x6c6f6369ull;	/* "loci" */
+}
+
+static int cd_config_fill(struct comdetect_config *c,
+			  const struct comdetect_config *in)
+{
+	struct comdetect_config def;
+
+	comdetect__config_init(&def);
+	if (!in) {
+		*c = def;
+		return 0;
+	}
+	*c = *in;
+	if (!c->board_size)
+		c->board_size = def.board_size;
+	if (!c->nslots)
+		c->nslots = def.nslots;
+	if (!c->max_dr)
+		c->max_dr = c->nslots;
+	if (!c->line_size)
+		c->line_size = def.line_size;
+	if (!c->expire)
+		c->expire = def.expire;
+	if (!c->max_lines)
+		c->max_lines = def.max_lines;
+	if (!c->seed)
+		c->seed = def.seed;
+	if (c->board_size < 1 || c->board_size > (1 << 24) ||
+	    c->nslots < 1 || c->nslots > COMDETECT_MAX_SLOTS ||
+	    c->max_dr < 1 || c->expire < 1 ||
+	    c->max_lines < 1 || c->max_lines > (1 << 24) ||
+	    c->line_size < 16 || c->line_size > 512 ||
+	    (c->line_size & (c->line_size - 1)))
+		return -EINVAL;
+	return 0;
+}
+
+/* ---- threads ---------------------------------------------------------- */
+
+static struct cd_thread *cd_thread_by_tid(struct comdetect *cd, u32 tid)
+{
+	u32 mask = cd->tids_cap - 1, h;
+
+	if (!cd->tids_cap)
+		return NULL;
+	for (h = hash64(tid) & mask; cd->tids[h].used; h = (h + 1) & mask)
+		if (cd->tids[h].tid == tid)
+			return &cd->thr[cd->tids[h].idx];
+	return NULL;
+}
+
+static int cd_tidmap_set(struct comdetect *cd, u32 tid, u32 idx)
+{
+	u32 mask, h, i;
+
+	if ((cd->ntids + 1) * 2 > cd->tids_cap) {
+		u32 cap = cd->tids_cap ? cd->tids_cap * 2 : 64;
+		struct cd_tidmap *old = cd->tids, *v = calloc(cap, sizeof(*v));
+		u32 ocap = cd->tids_cap;
+
+		if (!v)
+			return -ENOMEM;
+		cd->tids = v;
+		cd->tids_cap = cap;
+		cd->ntids = 0;
+		for (i = 0; i < ocap; i++)
+			if (old[i].used)
+				cd_tidmap_set(cd, old[i].tid, old[i].idx);
+		free(old);
+	}
+	mask = cd->tids_cap - 1;
+	for (h = hash64(tid) & mask; cd->tids[h].used; h = (h + 1) & mask) {
+		if (cd->tids[h].tid == tid) {	/* tid reused by a new thread */
+			cd->tids[h].idx = idx;
+			return 0;
+		}
+	}
+	cd->tids[h].used = 1;
+	cd->tids[h].tid = tid;
+	cd->tids[h].idx = idx;
+	cd->ntids++;
+	return 0;
+}
+
+static int cd_threads_grow(struct comdetect *cd, u32 n)
+{
+	if (n > cd->thr_cap) {
+		u32 cap = cd->thr_cap ? cd->thr_cap : 16;
+		struct cd_thread *v;
+
+		while (cap < n)
+			cap *= 2;
+		v = realloc(cd->thr, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		memset(v + cd->thr_cap, 0, (cap - cd->thr_cap) * sizeof(*v));
+		cd->thr = v;
+		cd->thr_cap = cap;
+	}
+	if (n > cd->nthr)
+		cd->nthr = n;
+	return 0;
+}
+
+static void cd_cpu_seen(struct comdetect *cd, u32 cpu)
+{
+	if (cpu != CD_NO_CPU && cpu < CD_MAX_CPUS && cpu >= cd->ncpus)
+		cd->ncpus = cpu + 1;
+}
+
+static void cd_forget_watch(struct cd_thread *t)
+{
+	memset(&t->w, 0, sizeof(t->w));
+	memset(t->slot, 0, sizeof(t->slot));
+}
+
+static int cd_thread_start(struct comdetect *cd, const struct lp_thread *th)
+{
+	struct cd_thread *t;
+	int err;
+
+	if (th->index >= CD_MAX_THREADS)
+		return -EINVAL;
+	cd_cpu_seen(cd, th->cpu);
+	err = cd_threads_grow(cd, th->index + 1);
+	if (err)
+		return err;
+	t = &cd->thr[th->index];
+	if (t->started && t->live && t->tid == th->tid)
+		return 0;	/* repeated start: keep its armed slots */
+	memset(t, 0, sizeof(*t));
+	t->tid = th->tid;
+	t->started = t->live = 1;
+	return cd_tidmap_set(cd, th->tid, th->index);
+}
+
+static void cd_thread_exit(struct comdetect *cd, const struct lp_thread *th)
+{
+	struct cd_thread *t = cd_thread_by_tid(cd, th->tid);
+
+	/* its debug registers died with it: later traps are stale */
+	if (t) {
+		cd_forget_watch(t);
+		t->live = 0;
+	}
+}
+
+static u32 cd_index(struct comdetect *cd, struct cd_thread *t)
+{
+	return (u32)(t - cd->thr);
+}
+
+/* ---- pair matrices (sparse while running) ----------------------------- */
+
+static int cd_pairs_add(struct cd_pairs *p, u32 a, u32 b, int is_true,
+			double vol)
+{
+	u64 key = (u64)a << 32 | b;
+	u32 mask, h, i;
+
+	if ((p->n + 1) * 2 > p->cap) {
+		u32 cap = p->cap ? p->cap * 2 : 64, ocap = p->cap;
+		struct cd_pair *old = p->v, *v = calloc(cap, sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		p->v = v;
+		p->cap = cap;
+		p->n = 0;
+		for (i = 0; i < ocap; i++) {
+			if (!old[i].used)
+				continue;
+			for (h = hash64(old[i].key) & (cap - 1); v[h].used;
+			     h = (h + 1) & (cap - 1))
+				;
+			v[h] = old[i];
+			p->n++;
+		}
+		free(old);
+	}
+	mask = p->cap - 1;
+	for (h = hash64(key) & mask; p->v[h].used; h = (h + 1) & mask)
+		if (p->v[h].key == key)
+			break;
+	if (!p->v[h].used) {
+		p->v[h].used = 1;
+		p->v[h].key = key;
+		p->n++;
+	}
+	if (is_true)
+		p->v[h].vt += vol;
+	else
+		p->v[h].vf += vol;
+	return 0;
+}
+
+/* ---- per-line records (bounded) --------------------------------------- */
+
+static struct comdetect_line *cd_line_find(struct comdetect *cd, u64 line)
+{
+	int i = cd->buckets[hash64(line) % cd->nbuckets];
+
+	for (; i >= 0; i = cd->lines[i].next)
+		if (cd->lines[i].l.line == line)
+			return &cd->lines[i].l;
+	return NULL;
+}
+
+static void cd_line_unlink(struct comdetect *cd, int idx)
+{
+	int *pp = &cd->buckets[hash64(cd->lines[idx].l.line) % cd->nbuckets];
+
+	while (*pp != idx)
+		pp = &cd->lines[*pp].next;
+	*pp = cd->lines[idx].next;
+}
+
+/* The line's record; creating it evicts the line with the least volume. */
+static struct comdetect_line *cd_line_get(struct comdetect *cd, u64 line)
+{
+	struct comdetect_line *l = cd_line_find(cd, line);
+	int idx, b;
+
+	if (l)
+		return l;
+	if (cd->free_line >= 0) {
+		idx = cd->free_line;
+		cd->free_line = cd->lines[idx].next;
+	} else {
+		double least = 0;
+		int i;
+
+		idx = -1;
+		for (i = 0; i < cd->cfg.max_lines; i++) {
+			const struct comdetect_line *c = &cd->lines[i].l;
+			double v = c->vol_true + c->vol_false;
+
+			if (idx < 0 || v < least) {
+				idx = i;
+				least = v;
+			}
+		}
+		cd_line_unlink(cd, idx);
+		cd->st.line_evictions++;
+	}
+	memset(&cd->lines[idx].l, 0, sizeof(cd->lines[idx].l));
+	cd->lines[idx].used = 1;
+	cd->lines[idx].l.line = line;
+	b = hash64(line) % cd->nbuckets;
+	cd->lines[idx].next = cd->buckets[b];
+	cd->buckets[b] = idx;
+	return &cd->lines[idx].l;
+}
+
+static void cd_line_touch(struct comdetect *cd, struct comdetect_line *l,
+			  u32 thread, u64 addr, u64 len, u8 kind, u8 src,
+			  u64 ip)
+{
+	u64 off = addr - l->line, L = cd->cfg.line_size;
+	struct comdetect_touch *t;
+	struct comdetect_ip *p;
+	int i;
+
+	if (off >= L)
+		off = 0;
+	if (len < 1)
+		len = 1;
+	if (len > L - off)
+		len = L - off;
+	for (i = 0; i < l->ntouches; i++) {
+		t = &l->touches[i];
+		if (t->thread == thread && t->off == off && t->len == len &&
+		    t->kind == kind && t->src == src)
+			break;
+	}
+	if (i < l->ntouches) {
+		l->touches[i].count++;
+	} else if (i < COMDETECT_LINE_TOUCHES) {
+		t = &l->touches[l->ntouches++];
+		t->thread = thread;
+		t->off = off;
+		t->len = len;
+		t->kind = kind;
+		t->src = src;
+		t->count = 1;
+	} else {
+		l->touches_dropped++;
+	}
+
+	for (i = 0; i < l->nips; i++) {
+		p = &l->ips[i];
+		if (p->ip == ip && p->thread == thread && p->src == src)
+			break;
+	}
+	if (i < l->nips) {
+		l->ips[i].count++;
+	} else if (i < COMDETECT_LINE_IPS) {
+		p = &l->ips[l->nips++];
+		p->ip = ip;
+		p->thread = thread;
+		p->src = src;
+		p->count = 1;
+	} else {
+		l->ips_dropped++;
+	}
+}
+
+/* ---- BulletinBoard ---------------------------------------------------- */
+
+static u32 cd_board_hash(struct comdetect *cd, u64 line)
+{
+	return hash64(line) % (u64)cd->cfg.board_size;
+}
+
+/*
+ * Linear probing within a window of CD_PROBE slots from the line's hash
+ * (like a set-associative cache). Entries are never deleted, only replaced,
+ * so a probe that meets an empty slot has seen every entry of its line.
+ */
+static u32 cd_probe_len(struct comdetect *cd)
+{
+	return cd->cfg.board_size < CD_PROBE ? cd->cfg.board_size : CD_PROBE;
+}
+
+static struct cd_entry *cd_board_find(struct comdetect *cd, u64 line)
+{
+	u32 n = cd->cfg.board_size, h = cd_board_hash(cd, line), i;
+	u32 w = cd_probe_len(cd);
+
+	for (i = 0; i < w; i++, h = (h + 1 == n) ? 0 : h + 1) {
+		if (!cd->board[h].used)
+			return NULL;
+		if (cd->board[h].line == line)
+			return &cd->board[h];
+	}
+	return NULL;
+}
+
+/* Its publisher has taken @expire more store samples since. */
+static int cd_entry_expired(struct comdetect *cd, const struct cd_entry *e)
+{
+	return cd->thr[e->pub].nstores - e->store_epoch >= (u64)cd->cfg.expire;
+}
+
+/* Published since @t's previous sample. */
+static int cd_entry_recent(const struct cd_thread *t, const struct cd_entry *e)
+{
+	return e->seq > t->seq_prev;
+}
+
+/* May @t's store replace @e (Algorithm 1 line 22)? */
+static int cd_entry_replaceable(struct comdetect *cd, const struct cd_thread *t,
+				const struct cd_entry *e)
+{
+	return cd_entry_expired(cd, e) || e->seq < t->store_seq_prev;
+}
+
+static void cd_publish(struct comdetect *cd, struct cd_thread *t,
+		       struct cd_entry *e, const struct lp_sample *s, u64 line,
+		       u64 len)
+{
+	if (e) {
+		if (!cd_entry_replaceable(cd, t, e))
+			return;
+	} else {
+		u32 n = cd->cfg.board_size, h = cd_board_hash(cd, line);
+		u32 i, w = cd_probe_len(cd);
+		struct cd_entry *old = NULL;
+
+		for (i = 0; i < w; i++, h = (h + 1 == n) ? 0 : h + 1) {
+			if (!cd->board[h].used)
+				break;
+			if (!old || cd->board[h].seq < old->seq)
+				old = &cd->board[h];
+		}
+		if (i < w) {
+			e = &cd->board[h];
+		} else {	/* window full: its oldest entry goes if old */
+			if (!cd_entry_replaceable(cd, t, old)) {
+				cd->st.board_drops++;
+				return;
+			}
+			cd->st.board_evictions++;
+			e = old;
+		}
+	}
+	e->used = 1;
+	e->line = line;
+	e->addr = s->addr;
+	e->len = len > 255 ? 255 : len;
+	e->kind = s->kind;
+	e->ip = s->ip;
+	e->cpu = s->cpu;
+	e->seq = t->seq_cur;
+	e->store_epoch = t->nstores;
+	e->pub = cd_index(cd, t);
+	e->touched = cd_line_find(cd, line) != NULL;
+	cd->st.publishes++;
+}
+
+/* ---- communication ---------------------------------------------------- */
+
+static int cd_communicate(struct comdetect *cd, u32 pub, u32 me, u32 pub_cpu,
+			  u32 my_cpu, u64 line, int is_true, double vol)
+{
+	struct comdetect_line *l;
+	int err;
+
+	err = cd_pairs_add(&cd->tpairs, pub, me, is_true, vol);
+	if (err)
+		return err;
+	if (pub_cpu != CD_NO_CPU && my_cpu != CD_NO_CPU &&
+	    pub_cpu < CD_MAX_CPUS && my_cpu < CD_MAX_CPUS) {
+		if (pub_cpu == my_cpu)
+			cd->same_cpu_volume += vol;
+		else if ((err = cd_pairs_add(&cd->cpairs, pub_cpu, my_cpu,
+					     is_true, vol)))
+			return err;
+	}
+	l = cd_line_get(cd, line);
+	if (is_true)
+		l->vol_true += vol;
+	else
+		l->vol_false += vol;
+	l->detections++;
+	return 0;
+}
+
+static int cd_push(struct lp_actions *out, u8 op, u32 tid, u8 slot, u64 addr,
+		   u64 cookie, u64 time)
+{
+	struct lp_action a = {
+		.op = op, .slot = slot, .tid = tid, .addr = addr,
+		.cookie = cookie, .time = time,
+	};
+
+	if (op == LP_ACT_ARM) {
+		a.mode = LP_WP_RW;
+		a.len = COMDETECT_WP_LEN;
+	}
+	return out ? lp_actions__push(out, &a) : 0;
+}
+
+static int cd_disarm_all(struct comdetect *cd, struct cd_thread *t, u64 time,
+			 struct lp_actions *out)
+{
+	int i, err;
+
+	for (i = 0; i < cd->cfg.nslots; i++) {
+		if (!t->slot[i].armed)
+			continue;
+		err = cd_push(out, LP_ACT_DISARM, t->tid, i, t->slot[i].addr,
+			      t->slot[i].cookie, time);
+		if (err)
+			return err;
+		t->slot[i].armed = 0;
+		cd->st.disarm_actions++;
+	}
+	t->w.active = 0;
+	return 0;
+}
+
+/* TryArmWatchpoint (Algorithm 1): arm own registers on another's line. */
+static int cd_try_arm(struct comdetect *cd, struct cd_thread *t,
+		      const struct lp_sample *s, u64 period,
+		      struct lp_actions *out)
+{
+	u32 n = cd->cfg.board_size, me = cd_index(cd, t), h, i;
+	u8 chunks[512 / COMDETECT_WP_LEN];
+	u32 nchunks = cd->cfg.line_size / COMDETECT_WP_LEN;
+	struct cd_entry *e = NULL;
+	int err;
+
+	if (t->w.active && t->nsamples - t->w.armed_epoch < (u64)cd->cfg.expire)
+		return 0;	/* current watchpoints are recent */
+
+	h = cd_rand(cd) % n;
+	for (i = 0; i < n; i++, h = (h + 1 == n) ? 0 : h + 1) {
+		struct cd_entry *c = &cd->board[h];
+
+		if (c->used && c->pub != me && cd_entry_recent(t, c) &&
+		    !cd_entry_expired(cd, c)) {
+			e = c;
+			break;
+		}
+	}
+	if (!e)
+		return t->w.active ? cd_disarm_all(cd, t, s->time, out) : 0;
+
+	for (i = 0; i < nchunks; i++)
+		chunks[i] = i;
+	for (i = 0; i < (u32)cd->ndr; i++) {	/* partial Fisher-Yates */
+		u32 j = i + cd_rand(cd) % (nchunks - i);
+		u8 tmp = chunks[i];
+
+		chunks[i] = chunks[j];
+		chunks[j] = tmp;
+	}
+	for (i = 0; i < (u32)cd->cfg.nslots; i++) {
+		struct cd_slot *sl = &t->slot[i];
+
+		if (i < (u32)cd->ndr) {
+			/* ARM on an armed slot moves it (lp_action) */
+			sl->addr = e->line + (u64)chunks[i] * COMDETECT_WP_LEN;
+			sl->cookie = ++cd->cookie_gen << 8 | i;
+			sl->armed = 1;
+			err = cd_push(out, LP_ACT_ARM, t->tid, i, sl->addr,
+				      sl->cookie, s->time);
+			cd->st.arm_actions++;
+		} else if (sl->armed) {
+			err = cd_push(out, LP_ACT_DISARM, t->tid, i, sl->addr,
+				      sl->cookie, s->time);
+			sl->armed = 0;
+			cd->st.disarm_actions++;
+		} else {
+			err = 0;
+		}
+		if (err)
+			return err;
+	}
+	t->w.active = 1;
+	t->w.line = e->line;
+	t->w.pub = e->pub;
+	t->w.pub_addr = e->addr;
+	t->w.pub_len = e->len;
+	t->w.pub_kind = e->kind;
+	t->w.pub_ip = e->ip;
+	t->w.pub_cpu = e->cpu;
+	t->w.pub_seq = e->seq;
+	t->w.pub_touched = e->touched;
+	t->w.armed_epoch = t->nsamples;
+	t->w.ndr = cd->ndr;
+	t->w.period = period;
+	cd->st.armings++;
+	return 0;
+}
+
+static int cd_sample(struct comdetect *cd, const struct lp_sample *s,
+		     struct lp_actions *out)
+{
+	u64 L = cd->cfg.line_size, line, len, period;
+	struct comdetect_line *l;
+	struct cd_thread *t;
+	struct cd_entry *e;
+	int is_store, err;
+	u32 me;
+
+	cd->st.samples++;
+	if (s->noaddr != LP_NOADDR_NONE || s->kind == LP_ACCESS_NONE ||
+	    s->kind > LP_ACCESS_ATOMIC) {
+		cd->st.samples_noaddr++;
+		return 0;
+	}
+	t = cd_thread_by_tid(cd, s->tid);
+	if (!t || !t->live) {
+		cd->st.samples_unknown++;
+		return 0;
+	}
+	me = cd_index(cd, t);
+	cd_cpu_seen(cd, s->cpu);
+	cd->st.samples_used++;
+	is_store = s->kind != LP_ACCESS_LOAD;	/* atomics count as stores */
+
+	t->seq_prev = t->seq_cur;
+	t->seq_cur = ++cd->seq;
+	t->nsamples++;
+	if (is_store) {
+		t->store_seq_prev = t->store_seq_cur;
+		t->store_seq_cur = t->seq_cur;
+		t->nstores++;
+		cd->st.stores++;
+	} else {
+		cd->st.loads++;
+	}
+
+	line = s->addr & ~(L - 1);
+	len = s->size ? s->size : 1;
+	period = cd->cfg.period ? cd->cfg.period : s->period ? s->period : 1;
+
+	e = cd_board_find(cd, line);
+	if (e && e->pub != me && cd_entry_recent(t, e) &&
+	    !cd_entry_expired(cd, e) && e->seq > t->t_prev) {
+		int is_true = overlaps(s->addr, len, e->addr, e->len);
+
+		err = cd_communicate(cd, e->pub, me, e->cpu, s->cpu, line,
+				     is_true, (double)period);
+		if (err)
+			return err;
+		if (!e->touched) {
+			l = cd_line_find(cd, line);
+			cd_line_touch(cd, l, e->pub, e->addr, e->len, e->kind,
+				      COMDETECT_SRC_SAMPLE, e->ip);
+			e->touched = 1;
+		}
+		t->t_prev = e->seq;
+		cd->st.hits++;
+	} else {
+		err = cd_try_arm(cd, t, s, period, out);
+		if (err)
+			return err;
+	}
+
+	/* a tracked line records every sampled access, like perf c2c */
+	l = cd_line_find(cd, line);
+	if (l)
+		cd_line_touch(cd, l, me, s->addr, len, s->kind,
+			      COMDETECT_SRC_SAMPLE, s->ip);
+
+	if (is_store)
+		cd_publish(cd, t, e, s, line, len);
+	return 0;
+}
+
+static int cd_trap(struct comdetect *cd, const struct lp_trap *tr,
+		   struct lp_actions *out)
+{
+	struct cd_thread *t = cd_thread_by_tid(cd, tr->tid);
+	struct comdetect_line *l;
+	struct cd_entry *e;
+	struct cd_slot *sl;
+	double vol;
+	int is_true, err;
+	u32 me;
+
+	cd->st.traps++;
+	if (!t || !t->live || tr->slot >= cd->cfg.nslots || !t->w.active ||
+	    !t->slot[tr->slot].armed || t->slot[tr->slot].cookie != tr->cookie) {
+		cd->st.traps_stale++;
+		return 0;
+	}
+	me = cd_index(cd, t);
+	sl = &t->slot[tr->slot];
+	cd_cpu_seen(cd, tr->cpu);
+
+	/* seed 5.3.2: each trap stands for period x L / (D x M) events */
+	vol = (double)t->w.period * cd->cfg.line_size /
+	      ((double)t->w.ndr * COMDETECT_WP_LEN);
+	is_true = overlaps(sl->addr, COMDETECT_WP_LEN, t->w.pub_addr,
+			   t->w.pub_len);
+	err = cd_communicate(cd, t->w.pub, me, t->w.pub_cpu, tr->cpu,
+			     t->w.line, is_true, vol);
+	if (err)
+		return err;
+	cd->st.trap_hits++;
+
+	l = cd_line_find(cd, t->w.line);
+	e = cd_board_find(cd, t->w.line);
+	if (e && e->seq != t->w.pub_seq)
+		e = NULL;
+	if (!(e ? e->touched : t->w.pub_touched)) {
+		cd_line_touch(cd, l, t->w.pub, t->w.pub_addr, t->w.pub_len,
+			      t->w.pub_kind, COMDETECT_SRC_SAMPLE, t->w.pub_ip);
+		if (e)
+			e->touched = 1;
+	}
+	cd_line_touch(cd, l, me, sl->addr, COMDETECT_WP_LEN, LP_ACCESS_NONE,
+		      COMDETECT_SRC_TRAP, tr->ip);
+
+	/* later accesses to the line are served locally: stop watching it */
+	return cd_disarm_all(cd, t, tr->time, out);
+}
+
+int comdetect__event(struct comdetect *cd, const struct lp_event *ev,
+		     struct lp_actions *out)
+{
+	switch (ev->type) {
+	case LP_EV_THREAD_START:
+		return cd_thread_start(cd, &ev->thread);
+	case LP_EV_THREAD_EXIT:
+		cd_thread_exit(cd, &ev->thread);
+		return 0;
+	case LP_EV_SAMPLE:
+		return cd_sample(cd, &ev->sample, out);
+	case LP_EV_TRAP:
+		return cd_trap(cd, &ev->trap, out);
+	default:		/* action echoes, mmaps, counters: not ours */
+		return 0;
+	}
+}
+
+int comdetect__finish(struct comdetect *cd)
+{
+	cd->finished = 1;
+	return 0;
+}
+
+/* ---- results ---------------------------------------------------------- */
+
+static void cd_result_free(struct comdetect *cd)
+{
+	free(cd->r_tids);
+	free(cd->r_samples);
+	free(cd->r_mat);
+	free(cd->r_core);
+	free(cd->r_lines);
+	cd->r_tids = NULL;
+	cd->r_samples = NULL;
+	cd->r_mat = cd->r_core = NULL;
+	cd->r_lines = NULL;
+}
+
+/* sym[a][b] = sym[b][a] = raw[a][b] + raw[b][a] (seed: sum of both) */
+static void cd_symmetrize(const struct cd_pairs *p, u32 n, double *all,
+			  double *tr, double *fs, double *tot_t, double *tot_f)
+{
+	size_t i;
+
+	for (i = 0; i < p->cap; i++) {
+		const struct cd_pair *q = &p->v[i];
+		u32 a = q->key >> 32, b = (u32)q->key;
+
+		if (!q->used || a >= n || b >= n)
+			continue;
+		tr[(size_t)a * n + b] += q->vt;
+		tr[(size_t)b * n + a] += q->vt;
+		fs[(size_t)a * n + b] += q->vf;
+		fs[(size_t)b * n + a] += q->vf;
+		*tot_t += q->vt;
+		*tot_f += q->vf;
+	}
+	for (i = 0; i < (size_t)n * n; i++)
+		all[i] = tr[i] + fs[i];
+}
+
+static int cd_line_cmp(const void *pa, const void *pb)
+{
+	const struct comdetect_line *a = pa, *b = pb;
+	double va = a->vol_true + a->vol_false, vb = b->vol_true + b->vol_false;
+
+	if (va != vb)
+		return va < vb ? 1 : -1;
+	return a->line < b->line ? -1 : a->line > b->line;
+}
+
+const struct comdetect_result *comdetect__result(struct comdetect *cd)
+{
+	struct comdetect_result *r = &cd->res;
+	u32 n = cd->nthr, c = cd->ncpus, i;
+	size_t nn = (size_t)n * n, cc = (size_t)c * c;
+	double ct = 0, cf = 0;
+	int k;
+
+	cd_result_free(cd);
+	memset(r, 0, sizeof(*r));
+	cd->r_tids = calloc(n ? n : 1, sizeof(u32));
+	cd->r_samples = calloc(n ? n : 1, sizeof(u64));
+	cd->r_mat = calloc(nn ? 3 * nn : 1, sizeof(double));
+	cd->r_core = calloc(cc ? 3 * cc : 1, sizeof(double));
+	cd->r_lines = calloc(cd->cfg.max_lines, sizeof(struct comdetect_line));
+	if (!cd->r_tids || !cd->r_samples || !cd->r_mat || !cd->r_core ||
+	    !cd->r_lines) {
+		cd_result_free(cd);
+		return NULL;
+	}
+	for (i = 0; i < n; i++) {
+		cd->r_tids[i] = cd->thr[i].started ? cd->thr[i].tid : 0;
+		cd->r_samples[i] = cd->thr[i].nsamples;
+	}
+	r->nthreads = n;
+	r->tids = cd->r_tids;
+	r->thread_samples = cd->r_samples;
+	r->all = cd->r_mat;
+	r->true_sharing = cd->r_mat + nn;
+	r->false_sharing = cd->r_mat + 2 * nn;
+	cd_symmetrize(&cd->tpairs, n, cd->r_mat, cd->r_mat + nn,
+		      cd->r_mat + 2 * nn, &r->total_true, &r->total_false);
+	r->total_all = r->total_true + r->total_false;
+
+	r->ncpus = c;
+	r->core_all = cd->r_core;
+	r->core_true = cd->r_core + cc;
+	r->core_false = cd->r_core + 2 * cc;
+	cd_symmetrize(&cd->cpairs, c, cd->r_core, cd->r_core + cc,
+		      cd->r_core + 2 * cc, &ct, &cf);
+	r->same_cpu_volume = cd->same_cpu_volume;
+
+	for (k = 0; k < cd->cfg.max_lines; k++)
+		if (cd->lines[k].used)
+			cd->r_lines[r->nlines++] = cd->lines[k].l;
+	qsort(cd->r_lines, r->nlines, sizeof(*cd->r_lines), cd_line_cmp);
+	r->lines = cd->r_lines;
+
+	r->stats = cd->st;
+	r->detections = cd->st.hits + cd->st.trap_hits;
+	return r;
+}
+
+int comdetect__top_lines(struct comdetect *cd, int n,
+			 const struct comdetect_line **lines)
+{
+	const struct comdetect_result *r = comdetect__result(cd);
+
+	if (!r)
+		return -ENOMEM;
+	*lines = r->lines;
+	return n < r->nlines ? (n < 0 ? 0 : n) : r->nlines;
+}
+
+/* ---- lifetime --------------------------------------------------------- */
+
+static int cd_an_event(struct lp_analysis *an, const struct lp_event *ev,
+		       struct lp_actions *out)
+{
+	return comdetect__event(an->priv, ev, out);
+}
+
+static int cd_an_finish(struct lp_analysis *an)
+{
+	return comdetect__finish(an->priv);
+}
+
+struct lp_analysis *comdetect__analysis(struct comdetect *cd)
+{
+	return &cd->an;
+}
+
+struct comdetect *comdetect__new(const struct comdetect_config *cfg)
+{
+	struct comdetect *cd = calloc(1, sizeof(*cd));
+	int i, err;
+
+	if (!cd) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	err = cd_config_fill(&cd->cfg, cfg);
+	if (err) {
+		free(cd);
+		errno = -err;
+		return NULL;
+	}
+	cd->ndr = cd->cfg.nslots;
+	if (cd->ndr > cd->cfg.max_dr)
+		cd->ndr = cd->cfg.max_dr;
+	if (cd->ndr > cd->cfg.line_size / COMDETECT_WP_LEN)
+		cd->ndr = cd->cfg.line_size / COMDETECT_WP_LEN;
+	cd->rng = cd->cfg.seed;
+	cd->free_line = -1;
+	cd->nbuckets = cd->cfg.max_lines * 2 + 1;
+	cd->board = calloc(cd->cfg.board_size, sizeof(*cd->board));
+	cd->lines = calloc(cd->cfg.max_lines, sizeof(*cd->lines));
+	cd->buckets = malloc(cd->nbuckets * sizeof(*cd->buckets));
+	if (!cd->board || !cd->lines || !cd->buckets) {
+		comdetect__delete(cd);
+		errno = ENOMEM;
+		return NULL;
+	}
+	for (i = 0; i < cd->nbuckets; i++)
+		cd->buckets[i] = -1;
+	for (i = cd->cfg.max_lines - 1; i >= 0; i--) {
+		cd->lines[i].next = cd->free_line;
+		cd->free_line = i;
+	}
+	cd->an.name = "comdetect";
+	cd->an.priv = cd;
+	cd->an.event = cd_an_event;
+	cd->an.finish = cd_an_finish;
+	return cd;
+}
+
+void comdetect__delete(struct comdetect *cd)
+{
+	if (!cd)
+		return;
+	cd_result_free(cd);
+	free(cd->board);
+	free(cd->thr);
+	free(cd->tids);
+	free(cd->tpairs.v);
+	free(cd->cpairs.v);
+	free(cd->lines);
+	free(cd->buckets);
+	free(cd);
+}

@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * comdetect: inter-thread communication matrices split into true and false
+ * sharing (ComDetective, seed 1 ch.5, Algorithm 1). A pure event consumer:
+ * it reads samples and watchpoint traps and asks for watchpoints to be armed
+ * or disarmed; it makes no syscall and prints nothing.
+ *
+ * Definitions (written down once, here):
+ *
+ * - Every accepted sample gets a global sequence number (1, 2, ...) in the
+ *   order the analysis sees it; "epochs" are per-thread counts of samples
+ *   (all kinds) and of store samples (stores and atomics).
+ * - BulletinBoard: @board_size entries keyed by cache line. Only stores
+ *   publish; loads and stores look up.
+ * - An entry E published by thread P at P's store epoch e is *expired* once
+ *   P has taken @expire (2) more store samples (the seed: "expired if it
+ *   survived for more than two store events from the same thread"; loads
+ *   do not age it). For a looking-up thread T, E is *recent* iff E was
+ *   published after T's previous sample ("published between its current
+ *   sample and its previous sample").
+ * - Lookup hit (one communication P<->T, volume = period of T's sample):
+ *   E is on T's line, P != T, E recent for T and not expired, and E is newer
+ *   than the last entry T counted (t_prev). True sharing iff
+ *   [M1, M1+len1) overlaps [M2, M2+len2), false otherwise.
+ * - Publishing (stores only): skipped while the line's entry is unexpired
+ *   and was published at or after T's previous store sample; otherwise T's
+ *   access replaces it. A line lives within 8 slots of its hash; when those
+ *   are full the oldest of them is evicted if it is expired for T (as above),
+ *   else the new entry is dropped.
+ * - Watchpoints: a thread that gets no hit arms, if its current watchpoints
+ *   are old (armed @expire or more of its own samples ago, loads included),
+ *   min(nslots, max_dr, line/8) of its own debug registers on distinct
+ *   random 8-byte chunks of one line whose entry is recent, unexpired and
+ *   published by another thread; mode RW, because the published access is
+ *   a store, so any later access by T (load or store) to the line involves
+ *   that store. If no such entry exists, old watchpoints are disarmed.
+ * - Trap (one communication P<->T, volume = period x L / (D x M), L = line
+ *   size, D = number of registers armed on that line, M = 8): true sharing
+ *   iff the trapped 8-byte chunk overlaps the published bytes (a trap only
+ *   names the chunk, not the exact access). After a trap the thread's
+ *   watchpoints on that line are disarmed (the seed: later accesses are
+ *   served locally).
+ * - Matrices: raw[P][T] += volume; at the end each pair is symmetrized as
+ *   the seed does: sym[i][j] = sym[j][i] = raw[i][j] + raw[j][i]. The
+ *   diagonal stays zero. Totals count each communication once, so
+ *   total = sum over i < j of sym[i][j] = (sum of all cells) / 2.
+ * - Core matrices use the CPU of each side's sample (the publisher's sample
+ *   CPU, the looker's sample or trap CPU); communications between two
+ *   threads on the same CPU are not cross-core and only counted in
+ *   same_cpu_volume.
+ */
+#ifndef LP_COMDETECT_H
+#define LP_COMDETECT_H
+#include "core/analysis.h"
+
+#define COMDETECT_MAX_SLOTS	16	/* debug registers per thread we track */
+#define COMDETECT_WP_LEN	8	/* M: bytes per watchpoint */
+#define COMDETECT_LINE_TOUCHES	16	/* per-line (thread, range, kind) kept */
+#define COMDETECT_LINE_IPS	16	/* per-line IPs kept */
+
+/* Zero fields take their default (comdetect__config_init). */
+struct comdetect_config {
+	int board_size;		/* BulletinBoard entries, default 127 */
+	int nslots;		/* debug registers per thread, default 4 */
+	int max_dr;		/* D cap: registers armed per line, default nslots */
+	int line_size;		/* L, power of two 16..512, default 64 */
+	int expire;		/* epochs until old (entries, watchpoints), default 2 */
+	int max_lines;		/* per-line records kept, default 1024 */
+	u64 seed;		/* PRNG seed (chunk choice, arm candidate), 0: fixed */
+	u64 period;		/* if nonzero, overrides every sample's period */
+};
+
+void comdetect__config_init(struct comdetect_config *cfg);
+
+enum comdetect_src {
+	COMDETECT_SRC_SAMPLE = 0,	/* a memory sample: exact IP of the access */
+	COMDETECT_SRC_TRAP = 1,		/* a watchpoint trap: IP after the access */
+};
+
+/* One access pattern on a line: who, which bytes, how, how often. */
+struct comdetect_touch {
+	u32 thread;		/* thread index */
+	u8 off, len;		/* byte range [off, off+len) within the line */
+	u8 kind;		/* enum lp_access_kind; NONE = unknown (RW trap) */
+	u8 src;			/* enum comdetect_src */
+	u64 count;
+};
+
+struct comdetect_ip {
+	u64 ip;
+	u32 thread;
+	u8 src;			/* enum comdetect_src */
+	u64 count;
+};
+
+struct comdetect_line {
+	u64 line;		/* line address */
+	double vol_true, vol_false;
+	u64 detections;
+	int ntouches, nips;
+	u64 touches_dropped, ips_dropped;	/* beyond the fixed arrays */
+	struct comdetect_touch touches[COMDETECT_LINE_TOUCHES];
+	struct comdetect_ip ips[COMDETECT_LINE_IPS];
+};
+
+struct comdetect_stats {
+	u64 samples;		/* LP_EV_SAMPLE seen */
+	u64 samples_used;
+	u64 samples_noaddr;	/* ignored: no data address or no access kind */
+	u64 samples_unknown;	/* ignored: tid never started */
+	u64 loads, stores;	/* used samples by kind (atomics are stores) */
+	u64 publishes, board_evictions, board_drops;
+	u64 armings;		/* times a thread armed a line */
+	u64 arm_actions, disarm_actions;
+	u64 traps;		/* LP_EV_TRAP seen */
+	u64 traps_stale;	/* slot/cookie not armed now (e.g. thread exited) */
+	u64 hits;		/* communications found by lookup */
+	u64 trap_hits;		/* communications found by traps */
+	u64 line_evictions;	/* per-line records evicted (bounded memory) */
+};
+
+struct comdetect_result {
+	int nthreads;
+	const u32 *tids;		/* [nthreads], index order; 0 if never started */
+	const u64 *thread_samples;	/* [nthreads] used samples per thread */
+	/* n x n row-major, symmetrized: m[i * n + j] == m[j * n + i] */
+	const double *all, *true_sharing, *false_sharing;
+	int ncpus;
+	const double *core_all, *core_true, *core_false;	/* ncpus x ncpus */
+	double total_all, total_true, total_false;	/* each event once */
+	u64 detections;			/* hits + trap_hits */
+	double same_cpu_volume;		/* not in the core matrices */
+	int nlines;
+	const struct comdetect_line *lines;	/* by vol_true+vol_false, desc */
+	struct comdetect_stats stats;
+};
+
+struct comdetect;
+
+/* NULL with errno EINVAL (bad config) or ENOMEM. @cfg may be NULL. */
+struct comdetect *comdetect__new(const struct comdetect_config *cfg);
+void comdetect__delete(struct comdetect *cd);
+
+/* The analysis interface: the session or a replay drives it. */
+struct lp_analysis *comdetect__analysis(struct comdetect *cd);
+int comdetect__event(struct comdetect *cd, const struct lp_event *ev,
+		     struct lp_actions *out);
+int comdetect__finish(struct comdetect *cd);
+
+/*
+ * A snapshot of everything seen so far (normally after finish); owned by
+ * @cd, valid until the next call or comdetect__delete. NULL: -ENOMEM.
+ */
+const struct comdetect_result *comdetect__result(struct comdetect *cd);
+
+/* The @n lines with the most volume; returns how many (<= n), or -ENOMEM. */
+int comdetect__top_lines(struct comdetect *cd, int n,
+			 const struct comdetect_line **lines);
+
+#endif
