@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Exact reuse distance of a full access trace, O(N log M) for N accesses
+ * and M distinct addresses: a Fenwick tree over access slots holds a 1 at
+ * the latest access of every address, a hash maps address -> that slot, so
+ * the distance of a reuse is the number of 1s after the previous slot. Slots
+ * are renumbered (compacted) when they run out, so memory follows the number
+ * of distinct addresses, not the trace length.
+ *
+ *   struct reuse_exact *re;
+ *   struct reuse_exact_opts o = { .mode = REUSE_EXACT_PER_THREAD,
+ *                                 .gran = REUSE_GRAN_LINE };
+ *   reuse_exact__new(&o, &re);
+ *   while (...) reuse_exact__access(re, tid, addr, is_store);
+ *   for (i = 0; i < reuse_exact__nr_threads(re); i++)
+ *           t = reuse_exact__thread(re, i);	// t->stack, t->time, counters
+ *   reuse_exact__delete(re);
+ *
+ * Modes:
+ *   REUSE_EXACT_PER_THREAD  each thread's own access stream (private caches).
+ *     Intra-thread reuse and invalidation follow seed 1, Definitions 6.2.1-2:
+ *     a thread's access is a reuse of its previous access to the same
+ *     address unless another thread stored to it in between; that store is
+ *     one invalidation (of the earlier use), and the thread's next access
+ *     is counted in the `inval` bin instead of a distance. Other threads'
+ *     loads change nothing. An invalidated address also leaves the thread's
+ *     LRU stack (a coherent private cache drops the line), so it does not
+ *     count as an intervening distinct address until the thread touches it
+ *     again: distances are those of a fully associative LRU private cache
+ *     with invalidation, and equal plain reuse distances when no data is
+ *     written by one thread and used by another.
+ *   REUSE_EXACT_SHARED  one interleaved stream in trace order, all threads
+ *     (a shared cache; concurrent reuse distance of seed 3/4). A reuse may
+ *     be by another thread than the use (counted in cross_thread). No
+ *     invalidations (one cache). Results are kept per reusing thread.
+ *
+ * Granularity: REUSE_GRAN_ADDR keys by exact address (size ignored),
+ * REUSE_GRAN_LINE by address >> 6 (so 0x1000 and 0x1008 are one line; a
+ * store invalidates the whole line, false sharing included).
+ */
+#ifndef LP_REUSE_EXACT_H
+#define LP_REUSE_EXACT_H
+#include "core/types.h"
+#include "core/reuse-hist.h"
+
+enum reuse_exact_mode {
+	REUSE_EXACT_PER_THREAD = 0,
+	REUSE_EXACT_SHARED = 1,
+};
+
+struct reuse_exact_opts {
+	enum reuse_exact_mode mode;
+	enum reuse_gran gran;
+	u32 init_slots;		/* initial Fenwick capacity; 0: 65536 */
+};
+
+/* Results of one thread (in SHARED mode: of the accesses it made). */
+struct reuse_exact_thread {
+	u32 tid;
+	u64 accesses;
+	u64 reuses;		/* accesses with a finite distance */
+	u64 cold;		/* first access to the address */
+	u64 inval_misses;	/* access after its use was invalidated */
+	u64 invalidated;	/* uses of this thread invalidated by others */
+	u64 invalidations;	/* uses of others this thread's stores invalidated */
+	u64 cross_thread;	/* SHARED: reuses of another thread's use */
+	struct reuse_hist stack;	/* REUSE_STACK */
+	struct reuse_hist time;		/* REUSE_TIME */
+};
+
+struct reuse_exact;
+
+/* -EINVAL on a bad mode or granularity, -ENOMEM. */
+int reuse_exact__new(const struct reuse_exact_opts *opts,
+		     struct reuse_exact **rep);
+void reuse_exact__delete(struct reuse_exact *re);
+
+enum reuse_exact_kind {
+	REUSE_EXACT_COLD = 0,
+	REUSE_EXACT_INVAL = 1,	/* previous use was invalidated */
+	REUSE_EXACT_REUSE = 2,
+};
+
+/* What one access was (for attribution to code or data). */
+struct reuse_exact_res {
+	enum reuse_exact_kind kind;
+	u64 dist;		/* REUSE: stack distance */
+	u64 time;		/* REUSE: time distance */
+};
+
+/*
+ * One access, in trace order; @res (may be NULL) says what it was.
+ * 0, -ENOMEM, or -EOVERFLOW (> 2^30 live addresses in one stream).
+ * After an error the object can only be deleted.
+ */
+int reuse_exact__access(struct reuse_exact *re, u32 tid, u64 addr,
+			int is_store, struct reuse_exact_res *res);
+
+/* Threads in order of first appearance. */
+int reuse_exact__nr_threads(const struct reuse_exact *re);
+const struct reuse_exact_thread *reuse_exact__thread(const struct reuse_exact *re,
+						     int i);
+/* Sum over all threads (tid = 0). */
+void reuse_exact__sum(const struct reuse_exact *re,
+		      struct reuse_exact_thread *sum);
+
+#endif
