@@ -177,6 +177,7 @@ int cmd_comdetect(int argc, char **argv)
 	r.command = po.pid > 0 ? pidbuf : join_args(argc - optind, argv + optind);
 	r.samples = session__stats(s)->samples;
 	r.samples_addr = session__stats(s)->samples_addr;
+	r.cpu_ns = session__stats(s)->cpu_ns;
 	ret = comdetect_opts__output(&co, cd, &r);
 	comdetect__delete(cd);
 	symbols__delete(syms);

@@ -44,7 +44,7 @@ int cmd_report(int argc, char **argv)
 	struct lp_event ev;
 	char cmdline[1024] = "";
 	const char *args[64];
-	u64 samples = 0, samples_addr = 0;
+	u64 samples = 0, samples_addr = 0, cpu_ns = 0;
 	u32 pid = 0;
 	int c, ret, i, n, code = 0;
 
@@ -82,6 +82,9 @@ int cmd_report(int argc, char **argv)
 			if (!pid)
 				pid = ev.thread.pid;
 			break;
+		case LP_EV_THREAD_EXIT:
+			cpu_ns += ev.thread.cpu_ns;
+			break;
 		case LP_EV_SAMPLE:
 			samples++;
 			samples_addr += ev.sample.noaddr == LP_NOADDR_NONE;
@@ -111,6 +114,7 @@ int cmd_report(int argc, char **argv)
 	r.command = cmdline;
 	r.samples = samples;
 	r.samples_addr = samples_addr;
+	r.cpu_ns = cpu_ns;
 	ret = comdetect_opts__output(&co, cd, &r);
 	lp_actions__exit(&acts);
 	datafile__close(f);

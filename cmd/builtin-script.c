@@ -129,7 +129,7 @@ static void print_event(struct lp_symbols *syms, const struct lp_event *ev)
 		if (ev->type == LP_EV_THREAD_START && x->parent_tid)
 			printf(" parent %u", x->parent_tid);
 		if (ev->type == LP_EV_THREAD_EXIT)
-			printf(" status %d", x->status);
+			printf(" status %d cpu %.6fs", x->status, x->cpu_ns / 1e9);
 		break;
 	}
 	case LP_EV_MMAP: {

@@ -35,6 +35,7 @@ int cmd_test(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_comdetect(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 int cmd_script(int argc, char **argv);
 
 extern const char list_usage[];
@@ -42,6 +43,7 @@ extern const char test_usage[];
 extern const char record_usage[];
 extern const char comdetect_usage[];
 extern const char report_usage[];
+extern const char compare_usage[];
 extern const char script_usage[];
 
 #endif

@@ -171,11 +171,13 @@ void comdetect_report__print(const struct comdetect_report *r, FILE *f)
 	fprintf(f, "  %-6s %14.0f  %5.1f%%\n", "true", res->total_true, pct(res->total_true, total));
 	fprintf(f, "  %-6s %14.0f  %5.1f%%\n", "false", res->total_false, pct(res->total_false, total));
 	if (soft_units(r)) {
-		double cpu_s = (double)r->samples * r->period / 1e9;
+		double cpu_s = r->cpu_ns / 1e9;
 
-		if (cpu_s > 0)
-			fprintf(f, "  rate: %.1f detections per second of thread CPU time (%.2f s sampled)\n",
-				res->detections / cpu_s, cpu_s);
+		if (cpu_s > 0 && r->samples)
+			fprintf(f, "  rate: %.1f detections per second of thread CPU time (%.2f s of\n"
+				"  CPU time measured; one sample per %.0f us of it, %.0f us asked)\n",
+				res->detections / cpu_s, cpu_s, r->cpu_ns / 1e3 / r->samples,
+				r->period / 1e3);
 		fprintf(f, "  The soft sampler's period is time, not accesses: volumes rank threads,\n"
 			"  lines and sharing kinds; cache-line transfers need a PMU (pebs/ibs).\n");
 	} else {
@@ -293,6 +295,7 @@ int comdetect_report__json(const struct comdetect_report *r, const char *path)
 	json__double(&w, "false_fraction", res->total_all > 0 ? res->total_false / res->total_all : 0);
 	json__u64(&w, "samples", r->samples);
 	json__u64(&w, "samples_with_address", r->samples_addr);
+	json__u64(&w, "cpu_ns", r->cpu_ns);
 	json__arr_begin(&w, "lines");
 	for (i = 0; i < res->nlines && i < r->top * 4; i++) {
 		const struct comdetect_line *l = &res->lines[i];

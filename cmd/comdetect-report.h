@@ -18,6 +18,7 @@ struct comdetect_report {
 	u64 period;
 	const char *command;		/* the profiled command line, for titles */
 	u64 samples, samples_addr;	/* from the session or the file */
+	u64 cpu_ns;			/* CPU time of the profiled threads */
 	int top;			/* top lines to show */
 	int color;			/* ANSI heat map */
 };

@@ -20,6 +20,7 @@ const struct lp_cmd lp_commands[] = {
 	{ "list", cmd_list, list_usage, "Show sampling facilities, debug registers, kernel features, caches" },
 	{ "test", cmd_test, test_usage, "Run self tests on this machine" },
 	{ "comdetect", cmd_comdetect, comdetect_usage, "Show which threads communicate through which cache lines" },
+	{ "compare", cmd_compare, compare_usage, "Compare two results: matrix or histogram similarity" },
 	{ "report", cmd_report, report_usage, "Replay a data file through an analysis and print its report" },
 	{ "record", cmd_record, record_usage, "Run a program and save its memory samples to a data file" },
 	{ "script", cmd_script, script_usage, "Print the events of a data file, one per line" },

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -226,6 +227,9 @@ void profile__print_stats(const struct lp_session *s, const struct profile_opts 
 		fprintf(stderr, ", %llu of them from the previous instruction",
 			(unsigned long long)st->samples_prev);
 	fprintf(stderr, ", %llu watchpoint traps ]\n", (unsigned long long)st->traps);
+	if (st->samples && st->cpu_ns)
+		fprintf(stderr, "[ %.2f s of thread CPU time: one sample per %.1f us of it ]\n",
+			st->cpu_ns / 1e9, st->cpu_ns / 1e3 / st->samples);
 	if (st->samples > st->samples_addr) {
 		fprintf(stderr, "[ samples without an address:");
 		for (i = 1; i < LP_NOADDR__MAX; i++)
@@ -250,6 +254,14 @@ void profile__print_stats(const struct lp_session *s, const struct profile_opts 
 			(unsigned long long)st->max_live_threads);
 		fprintf(stderr, "[ descriptors: %d at start, %d at end ]\n",
 			st->fds_at_start, st->fds_at_end);
+		{
+			struct rusage self, children;
+
+			getrusage(RUSAGE_SELF, &self);
+			getrusage(RUSAGE_CHILDREN, &children);
+			fprintf(stderr, "[ peak RSS: lociprof %ld KiB, program %ld KiB ]\n",
+				self.ru_maxrss, children.ru_maxrss);
+		}
 	}
 }
 

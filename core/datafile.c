@@ -341,6 +341,7 @@ static int event_serialize(struct wb *w, const struct lp_event *ev)
 		wb_u32(w, e->index);
 		wb_u32(w, e->status);
 		wb_u64(w, e->fs_base);
+		wb_u64(w, e->cpu_ns);	/* since 1.1 */
 		break;
 	}
 	case LP_EV_MMAP: {
@@ -445,6 +446,8 @@ static int event_parse(struct rd *r, u32 type, struct lp_event *ev)
 		e->index = rd_u32(r);
 		e->status = rd_s32(r);
 		e->fs_base = rd_u64(r);
+		if (r->end - r->p >= 8)	/* 1.0 files end here */
+			e->cpu_ns = rd_u64(r);
 		break;
 	}
 	case LP_EV_MMAP: {

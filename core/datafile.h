@@ -23,7 +23,7 @@
 
 #define LP_DATA_MAGIC		"LOCIPROF"
 #define LP_DATA_VERSION_MAJOR	1
-#define LP_DATA_VERSION_MINOR	0
+#define LP_DATA_VERSION_MINOR	1	/* 1.1: lp_thread.cpu_ns */
 #define LP_DATA_VERSION		((LP_DATA_VERSION_MAJOR << 16) | LP_DATA_VERSION_MINOR)
 
 /*

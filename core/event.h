@@ -83,6 +83,7 @@ struct lp_thread {
 	u32 index;		/* order of creation, 0 = main thread */
 	s32 status;		/* exit: wait status, start: 0 */
 	u64 fs_base;
+	u64 cpu_ns;		/* exit: CPU time the thread used, 0 if unknown */
 };
 
 struct lp_mmap {

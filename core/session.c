@@ -91,6 +91,7 @@ struct thread {
 	struct wslot slots[LP_MAX_SLOTS];
 	u64 fs_base, gs_base;
 	u64 lost, throttled;
+	u64 cpu_ns;		/* CPU time used, read when it exits */
 	u32 last_cpu;
 	struct thread *hnext;
 };
@@ -692,6 +693,9 @@ static void emit_thread(struct lp_session *s, struct thread *t, u32 type,
 	ev.thread.index = t->index;
 	ev.thread.status = status;
 	ev.thread.fs_base = t->fs_base;
+	ev.thread.cpu_ns = t->cpu_ns;
+	if (type == LP_EV_THREAD_EXIT)
+		s->stats.cpu_ns += t->cpu_ns;
 	dispatch(s, &ev);
 }
 
@@ -815,6 +819,22 @@ static void thread__setup(struct lp_session *s, struct thread *t)
 	}
 }
 
+/* The thread's CPU time so far (first field of schedstat, ns). */
+static void read_cpu_time(struct thread *t)
+{
+	char path[64];
+	unsigned long long ns;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", t->proc->pid, t->tid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	if (fscanf(f, "%llu", &ns) == 1)
+		t->cpu_ns = ns;
+	fclose(f);
+}
+
 static void thread__gone(struct lp_session *s, struct thread *t, int status)
 {
 	if (t->state == TS_LIVE) {
@@ -875,6 +895,7 @@ static void handle_exec(struct lp_session *s, struct thread *t)
 	}
 	(void)old;
 	if (t->state == TS_LIVE) {
+		read_cpu_time(t);
 		close_events(s, t);
 		flush_pending(s);
 		emit_thread(s, t, LP_EV_THREAD_EXIT, 0);
@@ -963,6 +984,7 @@ static void handle_wait(struct lp_session *s, pid_t tid, int status)
 		unsigned long st = 0;
 
 		ptrace(PTRACE_GETEVENTMSG, tid, 0, &st);
+		read_cpu_time(t);
 		thread__gone(s, t, (int)st);
 		resume(tid, 0);
 		return;
@@ -1269,6 +1291,7 @@ static void finish(struct lp_session *s)
 
 		for (t = s->threads[i]; t; t = t->hnext)
 			if (t->state == TS_LIVE) {
+				read_cpu_time(t);
 				close_events(s, t);
 				flush_pending(s);
 				emit_thread(s, t, LP_EV_THREAD_EXIT, -1);

@@ -46,6 +46,7 @@ struct lp_session_stats {
 	u64 threads;			/* threads seen */
 	u64 max_live_threads;
 	u64 events;			/* events dispatched */
+	u64 cpu_ns;			/* CPU time of the threads that exited */
 	u64 signals_forwarded;
 	int fds_at_start, fds_at_end;	/* lociprof's own descriptors */
 	int last_arm_error;		/* -errno of the last failed arm */

@@ -70,7 +70,8 @@ static int make_events(struct lp_event *ev)
 	ev[n].type = LP_EV_THREAD_START;
 	ev[n++].thread = (struct lp_thread){ 11, 101, 102, 100, 1, 3, 0, 0x7f0011223344ULL };
 	ev[n].type = LP_EV_THREAD_EXIT;
-	ev[n++].thread = (struct lp_thread){ 12, 101, 103, 102, 0, 4, -9, 0x7f0055667788ULL };
+	ev[n++].thread = (struct lp_thread){ 12, 101, 103, 102, 0, 4, -9, 0x7f0055667788ULL,
+					     987654321 };
 	ev[n].type = LP_EV_MMAP;
 	ev[n].mmap = (struct lp_mmap){ 13, 101, 5, 0x400000, 0x21000, 0x1000 };
 	strcpy(ev[n++].mmap.filename, "/usr/lib/x86_64-linux-gnu/libc.so.6");
@@ -246,7 +247,7 @@ LP_TEST(test_datafile_wire_format, "datafile: preamble and a LOST record are lai
 {
 	static const unsigned char want_pre[16] = {
 		'L', 'O', 'C', 'I', 'P', 'R', 'O', 'F',
-		0x00, 0x00, 0x01, 0x00,		/* version 1.0: 0x00010000 */
+		0x01, 0x00, 0x01, 0x00,		/* version 1.1: 0x00010001 */
 		0x00, 0x00, 0x00, 0x00,		/* flags: raw */
 	};
 	static const unsigned char want_lost[8 + 32] = {
@@ -679,5 +680,37 @@ LP_TEST_TIMEOUT(test_datafile_large_stream, "datafile: 300k events over many chu
 		snprintf(old, sizeof(old), "%s.old", path);
 		unlink(old);
 	}
+	return TEST_OK;
+}
+
+/* A 1.0 writer's 40-byte thread record still reads, as CPU time unknown. */
+LP_TEST(test_datafile_thread_v10, "datafile: a 1.0 thread record reads with cpu_ns 0")
+{
+	struct lp_datafile *f;
+	struct lp_event ev;
+	struct sb s;
+	int ret;
+
+	TEST_ASSERT(sb_start(&s, tmp_path("v10")) == 0, "start");
+	sb_le(&s, LP_EV_THREAD_EXIT, 2);
+	sb_le(&s, 0, 2);
+	sb_le(&s, 40, 4);
+	sb_le(&s, 5, 8);		/* time */
+	sb_le(&s, 10, 4);		/* pid */
+	sb_le(&s, 11, 4);		/* tid */
+	sb_le(&s, 10, 4);		/* parent */
+	sb_le(&s, 1, 4);		/* cpu */
+	sb_le(&s, 2, 4);		/* index */
+	sb_le(&s, 0, 4);		/* status */
+	sb_le(&s, 0x1234, 8);		/* fs_base */
+	sb_end(&s, 1, 0);
+	ret = datafile__open_mem(&f, s.b, s.n, NULL);
+	TEST_ASSERT(ret == 0, "open: %s", datafile__strerror(ret));
+	ret = datafile__read(f, &ev);
+	TEST_ASSERT(ret == 1 && ev.type == LP_EV_THREAD_EXIT, "ret %d", ret);
+	TEST_ASSERT(ev.thread.tid == 11 && ev.thread.index == 2 &&
+		    ev.thread.fs_base == 0x1234 && ev.thread.cpu_ns == 0, "values");
+	datafile__close(f);
+	unlink(tmp_path("v10"));
 	return TEST_OK;
 }

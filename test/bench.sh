@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# make bench: speed, memory and accuracy of lociprof on this machine, as
+# ratios against the native run or a reference measured in the same run.
+# Absolute times on shared machines are noise; the ratios are the result.
+#   BENCH_RUNS=N   runs per measurement (median; default 5)
+#   BENCH_ONLY=S   only the sections whose name contains S
+set -u
+cd "$(dirname "$0")/.."
+LP=$PWD/lociprof
+MB=$PWD/microbench
+RUNS=${BENCH_RUNS:-5}
+ONLY=${BENCH_ONLY:-}
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+section() { [ -z "$ONLY" ] || [[ "$1" == *"$ONLY"* ]]; }
+
+# wall seconds of one run of "$@" (output discarded)
+wall() {
+	local t0 t1
+	t0=$(date +%s%N)
+	"$@" > /dev/null 2>&1
+	t1=$(date +%s%N)
+	echo "scale=4; ($t1 - $t0) / 1000000000" | bc
+}
+
+# median of RUNS wall times of "$@"
+median() {
+	local i
+	for i in $(seq "$RUNS"); do wall "$@"; done | sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'
+}
+
+ratio() { echo "scale=3; $1 / $2" | bc; }
+
+S() {	# similarity of two comdetect/reuse JSON files, all
+	"$LP" compare --json "$TMP/cmp.json" "$1" "$2" > /dev/null 2>&1 &&
+		python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print('%.3f %.3f' % (d['similarity']['all'], d.get('false_fraction',{}).get('error',float('nan'))))" "$TMP/cmp.json"
+}
+
+echo "# lociprof bench: $(nproc) cpus, $(uname -r), $("$LP" --version), median of $RUNS runs"
+PERF_REGS=ax,bx,cx,dx,si,di,bp,sp,ip,flags,r8,r9,r10,r11,r12,r13,r14,r15
+
+if section record; then
+	echo
+	echo "## record overhead (soft facility, default period 100 us), vs native and vs perf record"
+	echo "# perf record -e cpu-clock -c 100000 --user-regs=<all GPRs>, same period and registers"
+	printf "%-34s %9s %9s %9s %12s\n" workload native lociprof perf "lp/perf"
+	for w in "stream-regions --threads 2 --iters 200" "false-sharing --threads 2 --iters 5000000" "write-volume --threads 2 --iters 10000000"; do
+		set -- $w
+		prog=$MB/$1; shift
+		n=$(median "$prog" "$@")
+		l=$(median "$LP" record -q -o "$TMP/r.data" "$prog" "$@")
+		if command -v perf > /dev/null && perf record -q -o "$TMP/p.data" -e cpu-clock -c 100000 true > /dev/null 2>&1; then
+			p=$(median perf record -q -o "$TMP/p.data" -e cpu-clock -c 100000 --user-regs=$PERF_REGS "$prog" "$@")
+			pr=$(ratio "$p" "$n")
+			lpp=$(ratio "$l" "$p")
+		else
+			pr=n/a lpp="n/a (perf unavailable)"
+		fi
+		printf "%-34s %9s %8sx %8sx %12s\n" "${w%% *}" 1.00 "$(ratio "$l" "$n")" "$pr" "$lpp"
+	done
+	echo "# goal: lociprof within 1.2x of perf record (lp/perf <= 1.2)"
+fi
+
+if section sync; then
+	echo
+	echo "## cost of a held sample (--sync, SIGTRAP stop/resume) vs the ring-buffer path (--async)"
+	prog=$MB/stream-regions; args="--threads 1 --iters 150"
+	n=$(median $prog $args)
+	a=$(median "$LP" record -q -o "$TMP/a.data" --async $prog $args)
+	s=$(median "$LP" record -q -o "$TMP/s.data" --sync $prog $args)
+	samples=$("$LP" script -i "$TMP/s.data" --no-symbols | grep -c ': sample')
+	echo "native ${n}s, async $(ratio "$a" "$n")x, sync $(ratio "$s" "$n")x of native; $samples samples per run"
+	echo "per held sample: $(echo "scale=1; ($s - $a) * 1000000 / $samples" | bc) us more than async"
+fi
+
+if section replay; then
+	echo
+	echo "## replay throughput (lociprof report -i over a recorded comdetect run)"
+	"$LP" comdetect -q --stdio -o "$TMP/big.data" -c 20000 "$MB/false-sharing" --threads 2 --iters 10000000 > /dev/null 2>&1
+	events=$("$LP" script -i "$TMP/big.data" --no-symbols | wc -l)
+	t=$(median "$LP" report -i "$TMP/big.data" --stdio)
+	echo "$events events in ${t}s: $(echo "$events / $t" | bc) events/s (includes symbol loading)"
+fi
+
+if section comdetect; then
+	echo
+	echo "## comdetect accuracy: S = 1 - 1/2 sum|a-b| against the benchmark's --expect"
+	printf "%-52s %7s %9s\n" "benchmark" "S(all)" "ff-error"
+	for cfg in \
+		"point-to-point --threads 4 --pairs 0-1,2-3 --fractions 1.0,1.0 --pin" \
+		"point-to-point --threads 4 --pairs 0-1,2-3 --fractions 1.0,0.5 --pin" \
+		"point-to-point --threads 2 --pairs 0-1 --fractions 1.0" \
+		"false-sharing --threads 2 --false-fraction 0" \
+		"false-sharing --threads 2 --false-fraction 0.25" \
+		"false-sharing --threads 2 --false-fraction 0.5" \
+		"false-sharing --threads 2 --false-fraction 0.75" \
+		"false-sharing --threads 2 --false-fraction 1" \
+		"false-sharing --threads 4 --false-fraction 0.5 --pin" \
+		"read-write --threads 2 --read-fraction 0.5" \
+		"read-write --threads 4 --read-fraction 0.5 --pin" \
+		"write-volume --threads 4 --sharing-fraction 0.5 --pin"; do
+		set -- $cfg
+		prog=$MB/$1; shift
+		"$prog" "$@" --expect > "$TMP/exp.json"
+		"$LP" comdetect -q --json "$TMP/got.json" "$prog" "$@" > /dev/null 2>&1
+		printf "%-52s %7s %9s\n" "$cfg" $(S "$TMP/exp.json" "$TMP/got.json")
+	done
+	echo
+	echo "## comdetect: write-volume totals grow with the sharing fraction (2 threads)"
+	for f in 0.1 0.25 0.5 0.75 1.0; do
+		"$LP" comdetect -q --json "$TMP/wv.json" "$MB/write-volume" --threads 2 --sharing-fraction $f > /dev/null 2>&1
+		python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print('sharing %s: %d detections, %.2f per ms of CPU' % (sys.argv[2], d['totals']['detections'], d['totals']['detections'] / (d['cpu_ns'] / 1e6)))" "$TMP/wv.json" $f
+	done
+	echo
+	echo "## comdetect overhead (default period, async) and peak memory"
+	for w in "false-sharing --threads 2" "write-volume --threads 2"; do
+		set -- $w
+		prog=$MB/$1; shift
+		n=$(median "$prog" "$@")
+		l=$(median "$LP" comdetect -q --stdio "$prog" "$@")
+		rss_native=$(/usr/bin/time -f %M "$prog" "$@" 2>&1 > /dev/null | tail -1)
+		rss=$("$LP" comdetect -v --stdio "$prog" "$@" 2>&1 > /dev/null | sed -n 's/.*peak RSS: lociprof \([0-9]*\) KiB, program \([0-9]*\) KiB.*/\1 \2/p')
+		set -- $rss
+		echo "${w%% *}: time $(ratio "$l" "$n")x native (goal <= 1.1x); memory (lociprof + program) / program = $(ratio "$(( $1 + $2 ))" "$rss_native")x (${1} KiB + ${2} KiB vs ${rss_native} KiB)"
+	done
+fi
