@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# comdetect end to end against the microbenchmarks' known answers, with the
+# similarity a user gets from 'lociprof compare'.
+. "$(dirname "$0")/lib.sh"
+MB=$TOP/microbench
+
+js() {	# js FILE EXPR: evaluate a python expression over the JSON as d
+	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
+}
+
+# --- point-to-point: 4 threads in 2 pairs (pinned: pairs span both CPUs)
+args="--threads 4 --pairs 0-1,2-3 --fractions 1.0,1.0 --pin"
+"$MB/point-to-point" $args --expect > "$TMP/p2p.exp"
+if "$LOCIPROF" comdetect -q --json "$TMP/p2p.json" "$MB/point-to-point" $args > "$TMP/p2p.txt"; then
+	"$LOCIPROF" compare --json "$TMP/p2p.cmp" "$TMP/p2p.exp" "$TMP/p2p.json" > /dev/null
+	s=$(js "$TMP/p2p.cmp" "'%.3f' % d['similarity']['all']")
+	if python3 -c "import sys; sys.exit(0 if float('$s') >= 0.9 else 1)"; then
+		ok "point-to-point 4 threads, 2 pairs: S = $s >= 0.9"
+	else
+		fail "point-to-point 4 threads, 2 pairs: S >= 0.9" "S = $s; $(js "$TMP/p2p.json" "d['matrix']['all']")"
+	fi
+else
+	fail "comdetect point-to-point" "exit $?"
+fi
+
+# --- false-sharing: the measured false fraction follows the configured one
+for F in 0 0.5 1; do
+	"$LOCIPROF" comdetect -q --json "$TMP/fs.json" "$MB/false-sharing" --threads 2 --false-fraction $F > /dev/null
+	got=$(js "$TMP/fs.json" "'%.3f' % d['false_fraction']")
+	det=$(js "$TMP/fs.json" "d['totals']['detections']")
+	if python3 -c "import sys; sys.exit(0 if abs(float('$got') - $F) <= 0.1 and $det >= 50 else 1)"; then
+		ok "false-sharing F=$F: measured false fraction $got ($det detections)"
+	else
+		fail "false-sharing F=$F within 0.1" "measured $got with $det detections"
+	fi
+done
+
+# --- write-volume: more sharing, more communication per CPU time
+prev=
+for f in 0.1 1.0; do
+	"$LOCIPROF" comdetect -q --json "$TMP/wv.json" "$MB/write-volume" --threads 2 --sharing-fraction $f > /dev/null
+	rate=$(js "$TMP/wv.json" "'%.4f' % (d['totals']['detections'] / (d['cpu_ns'] / 1e6))")
+	tf=$(js "$TMP/wv.json" "d['totals']['false']")
+	echo "# write-volume sharing $f: $rate detections per ms of CPU, false volume $tf"
+	if [ -n "$prev" ]; then
+		python3 -c "import sys; sys.exit(0 if float('$rate') > float('$prev') else 1)" &&
+			ok "write-volume: detections per CPU-ms grow with sharing ($prev -> $rate)" ||
+			fail "write-volume: totals grow with sharing" "$prev at 0.1, $rate at 1.0"
+	fi
+	prev=$rate
+done
+
+# --- the report names the line, its object, offsets and source line
+"$LOCIPROF" comdetect -q --stdio -o "$TMP/cd.data" --json "$TMP/live.json" --csv "$TMP/csv" \
+	--svg "$TMP/svg" "$MB/false-sharing" --threads 2 --false-fraction 0.5 > "$TMP/cd.txt"
+grep -q 'false_sharing_lines' "$TMP/cd.txt" && grep -q 'false-sharing.c:[0-9]' "$TMP/cd.txt" &&
+	grep -q '0x00-0x07 T0 ' "$TMP/cd.txt" &&
+	ok "text report: object, per-offset view and source line of the top line" ||
+	fail "text report names object, offsets, source" "$(sed -n '/Top cache lines/,$p' "$TMP/cd.txt" | head -20)"
+grep -q $'\033\[' "$TMP/cd.txt" && fail "--stdio has no colour codes" "escape found" || ok "--stdio has no colour codes"
+keys=$(js "$TMP/live.json" "all(k in d for k in ('command','sampler','period','threads','matrix','core_matrix','totals','lines')) and d['command'] == 'comdetect' and all(k in d['lines'][0] for k in ('address','object','true','false','offsets','sites')) and d['threads'][0]['index'] == 0")
+[ "$keys" = True ] && ok "JSON has the documented keys" || fail "JSON keys" "$keys"
+rows=$(wc -l < "$TMP/csv/thread-all.csv"); cols=$(head -1 "$TMP/csv/thread-all.csv" | tr ',' '\n' | wc -l)
+[ "$rows" = 2 ] && [ "$cols" = 2 ] && [ -s "$TMP/csv/core-false.csv" ] && ok "CSV: 2x2 thread matrix and core matrices" ||
+	fail "CSV matrices" "$rows rows, $cols columns"
+python3 -c "import xml.dom.minidom,sys; [xml.dom.minidom.parse(f) for f in sys.argv[1:]]" "$TMP"/svg/*.svg &&
+	[ "$(ls "$TMP"/svg/*.svg | wc -l)" = 4 ] && ok "SVG: 4 well-formed heat maps" || fail "SVG heat maps" "$(ls "$TMP/svg")"
+
+# --- replay reproduces the live result exactly
+"$LOCIPROF" report -i "$TMP/cd.data" --json "$TMP/replay.json" > /dev/null
+same=$(python3 -c "
+import json,sys
+a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2]))
+print(a['matrix'] == b['matrix'] and a['totals'] == b['totals'] and a['lines'] == b['lines'] and a['totals']['detections'] > 0)" "$TMP/live.json" "$TMP/replay.json")
+[ "$same" = True ] && ok "report -i reproduces the live matrices, totals and lines" || fail "replay equals live" "$same"
+
+# --- bad input
+"$LOCIPROF" comdetect -d 9 true > /dev/null 2> "$TMP/err"; rc=$?
+[ $rc = 129 ] && grep -q 'debug-registers' "$TMP/err" && ok "-d 9 is a usage error naming the option" || fail "-d 9" "exit $rc"
+"$LOCIPROF" comdetect -q --json /nonexistent/dir/x.json "$MB/false-sharing" --threads 2 --iters 1000 > /dev/null 2> "$TMP/err"; rc=$?
+[ $rc = 128 ] && grep -q "cannot write '/nonexistent/dir/x.json'" "$TMP/err" && ok "unwritable --json: exit 128 with the path" ||
+	fail "unwritable --json" "exit $rc: $(cat "$TMP/err")"
