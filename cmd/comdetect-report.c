@@ -229,7 +229,7 @@ void comdetect_report__print(const struct comdetect_report *r, FILE *f)
 				sites[k].file ? sites[k].file : "??", sites[k].line, sites[k].count);
 	}
 	fprintf(f, "\n# samples used %" PRIu64 " (%" PRIu64 " loads, %" PRIu64 " stores); "
-		"watchpoints armed %" PRIu64 " times; stale traps %" PRIu64 "\n",
+		"watchpoints armed %" PRIu64 " times; traps ignored (repeats of a counted watch, or a watch\n# no longer kept) %" PRIu64 "\n",
 		st->samples_used, st->loads, st->stores, st->armings, st->traps_stale);
 }
 

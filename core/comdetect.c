@@ -50,6 +50,14 @@ struct cd_thread {
 	u64 t_prev;		/* seq of the last entry counted (Algorithm 1) */
 	struct cd_watch w;
 	struct cd_slot slot[COMDETECT_MAX_SLOTS];
+	/*
+	 * The watch these registers held before the current one. On the
+	 * asynchronous path a trap can be read after the analysis moved the
+	 * registers; the session stamps it with the old cookie, and it is
+	 * still a communication that happened while the old watch was armed.
+	 */
+	struct cd_watch pw;
+	struct cd_slot pslot[COMDETECT_MAX_SLOTS];
 };
 
 struct cd_tidmap {
@@ -254,6 +262,7 @@ static void cd_cpu_seen(struct comdetect *cd, u32 cpu)
 static void cd_forget_watch(struct cd_thread *t)
 {
 	memset(&t->w, 0, sizeof(t->w));
+	memset(&t->pw, 0, sizeof(t->pw));
 	memset(t->slot, 0, sizeof(t->slot));
 }
 
@@ -584,10 +593,22 @@ static int cd_push(struct lp_actions *out, u8 op, u32 tid, u8 slot, u64 addr,
 	return out ? lp_actions__push(out, &a) : 0;
 }
 
+/* Keep the current watch as the previous one before it is replaced. */
+static void cd_retire(struct cd_thread *t)
+{
+	if (!t->w.active)
+		return;
+	t->pw = t->w;
+	memcpy(t->pslot, t->slot, sizeof(t->pslot));
+}
+
 static int cd_disarm_all(struct comdetect *cd, struct cd_thread *t, u64 time,
-			 struct lp_actions *out)
+			 struct lp_actions *out, int retire)
 {
 	int i, err;
+
+	if (retire)
+		cd_retire(t);
 
 	for (i = 0; i < cd->cfg.nslots; i++) {
 		if (!t->slot[i].armed)
@@ -628,7 +649,9 @@ static int cd_try_arm(struct comdetect *cd, struct cd_thread *t,
 		}
 	}
 	if (!e)
-		return t->w.active ? cd_disarm_all(cd, t, s->time, out) : 0;
+		return t->w.active ? cd_disarm_all(cd, t, s->time, out, 1) : 0;
+
+	cd_retire(t);
 
 	for (i = 0; i < nchunks; i++)
 		chunks[i] = i;
@@ -759,48 +782,65 @@ static int cd_trap(struct comdetect *cd, const struct lp_trap *tr,
 {
 	struct cd_thread *t = cd_thread_by_tid(cd, tr->tid);
 	struct comdetect_line *l;
+	struct cd_watch *w;
 	struct cd_entry *e;
 	struct cd_slot *sl;
 	double vol;
-	int is_true, err;
+	int is_true, err, current;
 	u32 me;
 
 	cd->st.traps++;
-	if (!t || !t->live || tr->slot >= cd->cfg.nslots || !t->w.active ||
-	    !t->slot[tr->slot].armed || t->slot[tr->slot].cookie != tr->cookie) {
+	if (!t || !t->live || tr->slot >= cd->cfg.nslots) {
+		cd->st.traps_stale++;
+		return 0;
+	}
+	if (t->w.active && t->slot[tr->slot].armed &&
+	    t->slot[tr->slot].cookie == tr->cookie) {
+		current = 1;
+		w = &t->w;
+		sl = &t->slot[tr->slot];
+	} else if (t->pw.active && t->pslot[tr->slot].armed &&
+		   t->pslot[tr->slot].cookie == tr->cookie) {
+		current = 0;
+		w = &t->pw;
+		sl = &t->pslot[tr->slot];
+		cd->st.traps_late++;
+	} else {
 		cd->st.traps_stale++;
 		return 0;
 	}
 	me = cd_index(cd, t);
-	sl = &t->slot[tr->slot];
 	cd_cpu_seen(cd, tr->cpu);
 
 	/* seed 5.3.2: each trap stands for period x L / (D x M) events */
-	vol = (double)t->w.period * cd->cfg.line_size /
-	      ((double)t->w.ndr * COMDETECT_WP_LEN);
-	is_true = overlaps(sl->addr, COMDETECT_WP_LEN, t->w.pub_addr,
-			   t->w.pub_len);
-	err = cd_communicate(cd, t->w.pub, me, t->w.pub_cpu, tr->cpu,
-			     t->w.line, is_true, vol);
+	vol = (double)w->period * cd->cfg.line_size /
+	      ((double)w->ndr * COMDETECT_WP_LEN);
+	is_true = overlaps(sl->addr, COMDETECT_WP_LEN, w->pub_addr, w->pub_len);
+	err = cd_communicate(cd, w->pub, me, w->pub_cpu, tr->cpu, w->line,
+			     is_true, vol);
 	if (err)
 		return err;
 	cd->st.trap_hits++;
 
-	l = cd_line_find(cd, t->w.line);
-	e = cd_board_find(cd, t->w.line);
-	if (e && e->seq != t->w.pub_seq)
+	l = cd_line_find(cd, w->line);
+	e = cd_board_find(cd, w->line);
+	if (e && e->seq != w->pub_seq)
 		e = NULL;
-	if (!(e ? e->touched : t->w.pub_touched)) {
-		cd_line_touch(cd, l, t->w.pub, t->w.pub_addr, t->w.pub_len,
-			      t->w.pub_kind, COMDETECT_SRC_SAMPLE, t->w.pub_ip);
+	if (!(e ? e->touched : w->pub_touched)) {
+		cd_line_touch(cd, l, w->pub, w->pub_addr, w->pub_len,
+			      w->pub_kind, COMDETECT_SRC_SAMPLE, w->pub_ip);
 		if (e)
 			e->touched = 1;
 	}
 	cd_line_touch(cd, l, me, sl->addr, COMDETECT_WP_LEN, LP_ACCESS_NONE,
 		      COMDETECT_SRC_TRAP, tr->ip);
 
+	if (!current) {	/* one detection per watch; its registers moved on */
+		t->pw.active = 0;
+		return 0;
+	}
 	/* later accesses to the line are served locally: stop watching it */
-	return cd_disarm_all(cd, t, tr->time, out);
+	return cd_disarm_all(cd, t, tr->time, out, 0);
 }
 
 int comdetect__event(struct comdetect *cd, const struct lp_event *ev,

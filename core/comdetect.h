@@ -114,6 +114,7 @@ struct comdetect_stats {
 	u64 arm_actions, disarm_actions;
 	u64 traps;		/* LP_EV_TRAP seen */
 	u64 traps_stale;	/* slot/cookie not armed now (e.g. thread exited) */
+	u64 traps_late;		/* of the watch before the current one (async) */
 	u64 hits;		/* communications found by lookup */
 	u64 trap_hits;		/* communications found by traps */
 	u64 line_evictions;	/* per-line records evicted (bounded memory) */

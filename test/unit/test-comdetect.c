@@ -783,3 +783,48 @@ apply:
 	comdetect__delete(cd);
 	return TEST_OK;
 }
+
+/*
+ * Asynchronous path: the registers were moved on (here: disarmed, no recent
+ * line left) before the trap was read. The trap still counts once, against
+ * the watch it happened under; a second copy and an unknown cookie do not.
+ */
+LP_TEST(test_comdetect_late_trap_of_previous_watch,
+	"comdetect: a trap read after the watch was replaced counts once for the old watch")
+{
+	struct comdetect *cd = new_cd(0, 4, 4);
+	struct lp_actions acts = { 0 };
+	const struct comdetect_result *r;
+	struct lp_action first;
+	double expect = (double)P1 * 64 / (4 * 8);
+
+	TEST_ASSERT(cd, "new");
+	FEED(ev_start(10, 0, 0));
+	FEED(ev_start(11, 1, 1));
+	FEED(ev_sample(10, 0, LP_ACCESS_STORE, 0x7010, 4, P0));
+	FEED(ev_sample(11, 1, LP_ACCESS_LOAD, 0x9000, 8, P1));
+	TEST_ASSERT(count_op(&acts, LP_ACT_ARM) == 4, "armed %d", count_op(&acts, LP_ACT_ARM));
+	first = acts.v[0];
+	/* two more samples age the watch; the only entry is no longer recent */
+	FEED(ev_sample(11, 1, LP_ACCESS_LOAD, 0x9000, 8, P1));
+	FEED(ev_sample(11, 1, LP_ACCESS_LOAD, 0x9000, 8, P1));
+	TEST_ASSERT(count_op(&acts, LP_ACT_DISARM) == 4, "disarmed %d",
+		    count_op(&acts, LP_ACT_DISARM));
+
+	FEED(ev_trap(11, 1, first.slot, first.cookie, first.addr));
+	TEST_ASSERT(acts.n == 0, "a late trap moved registers (%d actions)", acts.n);
+	FEED(ev_trap(11, 1, first.slot, first.cookie, first.addr));
+	FEED(ev_trap(11, 1, first.slot, first.cookie + (1 << 8), first.addr));
+	r = comdetect__result(cd);
+	TEST_ASSERT(r, "result");
+	TEST_ASSERT(r->stats.trap_hits == 1 && r->stats.traps_late == 1 &&
+		    r->stats.traps_stale == 2, "hits %llu late %llu stale %llu",
+		    (unsigned long long)r->stats.trap_hits,
+		    (unsigned long long)r->stats.traps_late,
+		    (unsigned long long)r->stats.traps_stale);
+	TEST_ASSERT(cell(r->all, 2, 0, 1) == expect, "vol %g want %g",
+		    cell(r->all, 2, 0, 1), expect);
+	lp_actions__exit(&acts);
+	comdetect__delete(cd);
+	return TEST_OK;
+}
