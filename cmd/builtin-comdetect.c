@@ -157,7 +157,7 @@ int cmd_comdetect(int argc, char **argv)
 	session__add_sink(s, symbols_sink, syms);
 	session__add_analysis(s, comdetect__analysis(cd));
 	if (po.output) {
-		recorder__open(&rec, po.output, s, argc - optind, argv + optind);
+		recorder__open(&rec, po.output, s, argc - optind, argv + optind, "comdetect");
 		session__add_sink(s, recorder__sink, &rec);
 	}
 	if (profile__run(s) == -ENOEXEC)

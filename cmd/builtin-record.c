@@ -40,7 +40,7 @@ int cmd_record(int argc, char **argv)
 	}
 	s = profile__start(&po, argc - optind, argv + optind, 0, record_usage);
 	recorder__open(&rec, po.output ? po.output : "lociprof.data", s,
-		       argc - optind, argv + optind);
+		       argc - optind, argv + optind, NULL);
 	session__add_sink(s, recorder__sink, &rec);
 	if (profile__run(s) == -ENOEXEC) {	/* exec failed: said why */
 		recorder__close(&rec, 1);

@@ -276,7 +276,7 @@ int profile__exit_code(const struct lp_session *s, const struct profile_opts *po
 }
 
 void recorder__open(struct recorder *r, const char *path, struct lp_session *s,
-		    int argc, char **argv)
+		    int argc, char **argv, const char *analysis)
 {
 	struct lp_data_header *h = calloc(1, sizeof(*h));
 	const struct lp_facility_ops *fac = session__facility(s);
@@ -309,6 +309,7 @@ void recorder__open(struct recorder *r, const char *path, struct lp_session *s,
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	h->start_perf_time = (u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 	topology__read(&h->topo, NULL);
+	snprintf(h->analysis, sizeof(h->analysis), "%s", analysis ? analysis : "");
 	err = datafile__create(&r->file, path, h);
 	free(h);
 	if (err)

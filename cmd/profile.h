@@ -94,7 +94,7 @@ struct recorder {
 
 /* Create @path with a header describing this machine and session. Dies on error. */
 void recorder__open(struct recorder *r, const char *path, struct lp_session *s,
-		    int argc, char **argv);
+		    int argc, char **argv, const char *analysis);
 int recorder__sink(void *arg, const struct lp_event *ev, struct lp_actions *acts);
 /* Close; prints a summary line unless quiet. Returns 0 or -errno. */
 int recorder__close(struct recorder *r, int quiet);

@@ -251,6 +251,7 @@ static void header_serialize(struct wb *w, const struct lp_data_header *h)
 		for (j = 0; j < nwords; j++)
 			wb_u64(w, c->cpus.bits[j]);
 	}
+	wb_str(w, h->analysis, sizeof(h->analysis) - 1);	/* since 1.1 */
 }
 
 static int header_parse(struct rd *r, struct lp_data_header *h)
@@ -321,6 +322,8 @@ static int header_parse(struct rd *r, struct lp_data_header *h)
 		for (j = 0; j < nwords; j++)
 			c->cpus.bits[j] = rd_u64(r);
 	}
+	if (!r->bad && r->end - r->p >= 4)	/* 1.0 headers end here */
+		rd_str(r, h->analysis, sizeof(h->analysis));
 	return r->bad ? -EBADMSG : 0;
 }
 

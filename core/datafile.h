@@ -23,7 +23,7 @@
 
 #define LP_DATA_MAGIC		"LOCIPROF"
 #define LP_DATA_VERSION_MAJOR	1
-#define LP_DATA_VERSION_MINOR	1	/* 1.1: lp_thread.cpu_ns */
+#define LP_DATA_VERSION_MINOR	1	/* 1.1: lp_thread.cpu_ns, header analysis */
 #define LP_DATA_VERSION		((LP_DATA_VERSION_MAJOR << 16) | LP_DATA_VERSION_MINOR)
 
 /*
@@ -65,6 +65,8 @@ struct lp_data_header {
 	u64 start_time;			/* wall clock, ns since the epoch */
 	u64 start_perf_time;		/* perf clock (CLOCK_MONOTONIC) at start, ns */
 	struct lp_topology topo;
+	/* the analysis that ran live ("comdetect", "reuse"), "" for record */
+	char analysis[32];
 };
 
 /* Fill h->argc/cmdline from @argv. 0, or -E2BIG if it does not fit. */

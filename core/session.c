@@ -159,6 +159,14 @@ int session__count_fds(void)
 	return n - 1;	/* the directory stream's own descriptor */
 }
 
+static u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
 /* ---- threads and processes ------------------------------------------- */
 
 static struct thread *thread__find(struct lp_session *s, pid_t tid)
@@ -390,13 +398,6 @@ static int wslot__arm(struct lp_session *s, struct thread *t, struct wslot *w,
 	return 0;
 }
 
-static u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
 
 static int execute_action(struct lp_session *s, struct lp_action *a)
 {
@@ -793,6 +794,7 @@ static int emit_mmap_cb(void *arg, const struct lp_mmap *m)
 	memset(&ev, 0, sizeof(ev));
 	ev.type = LP_EV_MMAP;
 	ev.mmap = *m;
+	ev.mmap.time = now_ns();	/* read now, from /proc/PID/maps */
 	dispatch(s, &ev);
 	return 0;
 }

@@ -5,7 +5,7 @@
 #include "core/types.h"
 
 #define LP_MAX_CPUS 1024
-#define LP_MAX_CACHES 64	/* distinct (level, type, cpu set) instances kept */
+#define LP_MAX_CACHES 512	/* distinct (level, type, cpu set) instances kept */
 
 struct lp_cpuset {
 	u64 bits[LP_MAX_CPUS / 64];
