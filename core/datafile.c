@@ -375,6 +375,7 @@ static int event_serialize(struct wb *w, const struct lp_event *ev)
 		wb_u8(w, e->kind);
 		wb_u8(w, e->noaddr);
 		wb_u8(w, e->flags);
+		wb_u64(w, e->thread_ns);	/* since 1.1 */
 		break;
 	}
 	case LP_EV_TRAP: {
@@ -390,6 +391,7 @@ static int event_serialize(struct wb *w, const struct lp_event *ev)
 		wb_u8(w, e->slot);
 		wb_u8(w, e->mode);
 		wb_u8(w, e->len);
+		wb_u64(w, e->thread_ns);	/* since 1.1 */
 		break;
 	}
 	case LP_EV_ACTION: {
@@ -484,6 +486,8 @@ static int event_parse(struct rd *r, u32 type, struct lp_event *ev)
 		/* consumers index name tables with these */
 		if (e->kind > LP_ACCESS_ATOMIC || e->noaddr >= LP_NOADDR__MAX)
 			return -EBADMSG;
+		if (r->end - r->p >= 8)	/* 1.0 records end here */
+			e->thread_ns = rd_u64(r);
 		break;
 	}
 	case LP_EV_TRAP: {
@@ -499,6 +503,8 @@ static int event_parse(struct rd *r, u32 type, struct lp_event *ev)
 		e->slot = rd_u8(r);
 		e->mode = rd_u8(r);
 		e->len = rd_u8(r);
+		if (r->end - r->p >= 8)	/* 1.0 records end here */
+			e->thread_ns = rd_u64(r);
 		break;
 	}
 	case LP_EV_ACTION: {

@@ -53,6 +53,7 @@ struct lp_sample {
 	u8 kind;		/* enum lp_access_kind */
 	u8 noaddr;		/* enum lp_noaddr */
 	u8 flags;		/* LP_SAMPLE_* */
+	u64 thread_ns;		/* CPU time the thread had used, 0 if unknown */
 };
 
 /* Watchpoint modes, the values of HW_BREAKPOINT_W / HW_BREAKPOINT_RW. */
@@ -73,6 +74,7 @@ struct lp_trap {
 	u8 mode;		/* enum lp_wp_mode */
 	u8 len;
 	u8 pad;
+	u64 thread_ns;		/* CPU time the trapping thread had used, 0 if unknown */
 };
 
 struct lp_thread {

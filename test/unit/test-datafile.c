@@ -78,10 +78,11 @@ static int make_events(struct lp_event *ev)
 	ev[n].type = LP_EV_SAMPLE;
 	ev[n++].sample = (struct lp_sample){ 14, 0x401234, 0x7ffd1000, 250000, 0x68100142,
 					     101, 102, 1, 321, 8, LP_ACCESS_STORE,
-					     LP_NOADDR_NONE, LP_SAMPLE_LOCKED | LP_SAMPLE_HELD };
+					     LP_NOADDR_NONE, LP_SAMPLE_LOCKED | LP_SAMPLE_HELD,
+					     123456789 };
 	ev[n].type = LP_EV_TRAP;
 	ev[n++].trap = (struct lp_trap){ 15, 0x401239, 0x7ffd1008, 0xc00c1e, 101, 103, 0,
-					 2, LP_WP_RW, 8, 0 };
+					 2, LP_WP_RW, 8, 0, 223456789 };
 	ev[n].type = LP_EV_ACTION;
 	ev[n++].action = (struct lp_action){ LP_ACT_ARM, 3, LP_WP_W, 4, 103, 0x7ffd1010,
 					     0xc00c1f, 16 };
