@@ -108,6 +108,8 @@ static void print_event(struct lp_symbols *syms, const struct lp_event *ev)
 			printf(" no address: %s",
 			       x->noaddr < LP_NOADDR__MAX ? lp_noaddr_names[x->noaddr] : "?");
 		}
+		if (x->thread_ns)
+			printf(" [thread cpu %.6fs]", x->thread_ns / 1e9);
 		break;
 	}
 	case LP_EV_TRAP: {
@@ -119,6 +121,8 @@ static void print_event(struct lp_symbols *syms, const struct lp_event *ev)
 		       x->len);
 		print_code(syms, x->pid, x->ip);
 		print_data(syms, x->pid, x->addr);
+		if (x->thread_ns)
+			printf(" [thread cpu %.6fs]", x->thread_ns / 1e9);
 		break;
 	}
 	case LP_EV_THREAD_START:

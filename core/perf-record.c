@@ -57,12 +57,63 @@ static int cursor_init(struct cursor *c, const void *rec, size_t len,
 	return 0;
 }
 
-#define UNSUPPORTED (PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN |		\
+#define UNSUPPORTED (PERF_SAMPLE_CALLCHAIN |				\
 		     PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_STACK_USER |	\
 		     PERF_SAMPLE_REGS_INTR | PERF_SAMPLE_AUX)
 
+#define READ_FORMATS (PERF_FORMAT_TOTAL_TIME_ENABLED |			\
+		      PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID |	\
+		      PERF_FORMAT_GROUP | PERF_FORMAT_LOST)
+
+/* One counter of a READ: value, [id], [lost]. */
+static int get_read_value(struct cursor *c, u64 rf, struct lp_perf_sample *out)
+{
+	u64 value, id = 0, lost;
+	u32 i = out->read_nr;
+
+	if (get_u64(c, &value) || ((rf & PERF_FORMAT_ID) && get_u64(c, &id)) ||
+	    ((rf & PERF_FORMAT_LOST) && get_u64(c, &lost)))
+		return -EINVAL;
+	if (i < LP_PERF_MAX_READ) {
+		out->read_value[i] = value;
+		out->read_id[i] = id;
+	}
+	out->read_nr++;
+	return 0;
+}
+
+/* struct read_format of perf_event_open(2), by @rf. */
+static int get_read(struct cursor *c, u64 rf, struct lp_perf_sample *out)
+{
+	u64 nr = 1, i;
+
+	if (rf & ~(u64)READ_FORMATS)
+		return -EINVAL;
+	if ((rf & PERF_FORMAT_GROUP) && get_u64(c, &nr))
+		return -EINVAL;
+	if (nr > 4096)
+		return -EINVAL;
+	if ((rf & PERF_FORMAT_TOTAL_TIME_ENABLED) && get_u64(c, &out->time_enabled))
+		return -EINVAL;
+	if ((rf & PERF_FORMAT_TOTAL_TIME_RUNNING) && get_u64(c, &out->time_running))
+		return -EINVAL;
+	if (!(rf & PERF_FORMAT_GROUP))
+		return get_read_value(c, rf, out);
+	for (i = 0; i < nr; i++)
+		if (get_read_value(c, rf, out))
+			return -EINVAL;
+	return 0;
+}
+
 int perf_sample__parse(const void *rec, size_t len, u64 sample_type,
 		       u64 regs_mask, struct lp_perf_sample *out)
+{
+	return perf_sample__parse_read(rec, len, sample_type, 0, regs_mask, out);
+}
+
+int perf_sample__parse_read(const void *rec, size_t len, u64 sample_type,
+			    u64 read_format, u64 regs_mask,
+			    struct lp_perf_sample *out)
 {
 	u64 st = sample_type, v;
 	struct cursor c;
@@ -103,7 +154,9 @@ int perf_sample__parse(const void *rec, size_t len, u64 sample_type,
 	GET32(PERF_SAMPLE_CPU, out->cpu);
 	GET32(PERF_SAMPLE_CPU, u);		/* res */
 	GET64(PERF_SAMPLE_PERIOD, out->period);
-	/* READ and CALLCHAIN were refused above */
+	if ((st & PERF_SAMPLE_READ) && get_read(&c, read_format, out))
+		return -EINVAL;
+	/* CALLCHAIN was refused above */
 	if (st & PERF_SAMPLE_RAW) {
 		if (get_u32(&c, &out->raw_size))
 			return -EINVAL;

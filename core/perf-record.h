@@ -21,6 +21,8 @@ enum lp_perf_reg {
 /* Every GPR, IP, FLAGS, CS, SS; DS/ES/FS/GS are rejected in 64-bit mode. */
 #define LP_REGS_USER_MASK 0xff0fffULL
 
+#define LP_PERF_MAX_READ 8	/* counters of a READ group kept */
+
 /* One PERF_RECORD_SAMPLE, fields present per attr.sample_type. */
 struct lp_perf_sample {
 	u64 sample_type;	/* which fields below are valid */
@@ -47,13 +49,18 @@ struct lp_perf_sample {
 	u64 data_page_size;
 	u64 code_page_size;
 	u16 weight_var2, weight_var3;	/* WEIGHT_STRUCT's other halves */
+	/* PERF_SAMPLE_READ: counters in group order (leader first) */
+	u32 read_nr;		/* counters in the record (may exceed the array) */
+	u64 read_value[LP_PERF_MAX_READ];
+	u64 read_id[LP_PERF_MAX_READ];
+	u64 time_enabled, time_running;
 };
 
 /*
  * Parse the body of a PERF_RECORD_SAMPLE (@rec points at the perf_event_header,
  * @len is header.size). @regs_mask is attr.sample_regs_user. Returns 0, or
  * -EINVAL if the record is shorter than its sample_type implies or carries a
- * field lociprof does not understand (READ, CALLCHAIN, BRANCH_STACK,
+ * field lociprof does not understand (CALLCHAIN, BRANCH_STACK,
  * STACK_USER, REGS_INTR, AUX, bits beyond PERF_SAMPLE_MAX, or both WEIGHT
  * and WEIGHT_STRUCT). Fields are read in the kernel's output order
  * (perf_output_sample: ... PHYS_ADDR, CGROUP, DATA_PAGE_SIZE, CODE_PAGE_SIZE,
@@ -62,6 +69,14 @@ struct lp_perf_sample {
  */
 int perf_sample__parse(const void *rec, size_t len, u64 sample_type,
 		       u64 regs_mask, struct lp_perf_sample *out);
+/*
+ * The same for an event with PERF_SAMPLE_READ: @read_format is its
+ * attr.read_format (GROUP, ID, TOTAL_TIME_*, LOST). perf_sample__parse is
+ * this with read_format 0 (READ then carries one u64 value).
+ */
+int perf_sample__parse_read(const void *rec, size_t len, u64 sample_type,
+			    u64 read_format, u64 regs_mask,
+			    struct lp_perf_sample *out);
 
 /* PERF_RECORD_LOST body: id, lost. */
 struct lp_perf_lost {

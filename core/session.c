@@ -106,6 +106,7 @@ struct lp_session {
 	struct lp_session_opts opts;
 	struct perf_event_attr attrs[LP_MAX_FACILITY_ATTRS];
 	int nattrs;
+	int leader_ns;		/* attrs[0] counts thread CPU ns (read in samples) */
 
 	struct sink *sinks;
 	int nsinks;
@@ -359,7 +360,18 @@ static int wslot__open(struct lp_session *s, struct thread *t, struct wslot *w,
 	at->exclude_hv = 1;
 	at->use_clockid = 1;
 	at->clockid = CLOCK_MONOTONIC;
-	fd = perf__open(at, t->tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (s->leader_ns) {
+		/* in the sampling event's group: a trap reads the thread's CPU time */
+		at->sample_type |= PERF_SAMPLE_READ;
+		at->read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID;
+	}
+	fd = perf__open(at, t->tid, -1, s->leader_ns ? t->fds[0] : -1,
+			PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0 && s->leader_ns) {	/* a kernel that refuses the group */
+		at->sample_type &= ~(u64)PERF_SAMPLE_READ;
+		at->read_format = 0;
+		fd = perf__open(at, t->tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	}
 	if (fd < 0)
 		return fd;
 	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, t->fds[0]) < 0 ||
@@ -369,7 +381,6 @@ static int wslot__open(struct lp_session *s, struct thread *t, struct wslot *w,
 		close(fd);
 		return err;
 	}
-	(void)s;
 	w->fd = fd;
 	return 0;
 }
@@ -551,7 +562,8 @@ static void handle_sample(struct lp_session *s, struct thread *t,
 			const struct wgen *g = NULL;
 			int k;
 
-			if (perf_sample__parse(h, h->size, w->attr.sample_type, 0, &raw))
+			if (perf_sample__parse_read(h, h->size, w->attr.sample_type,
+						    w->attr.read_format, 0, &raw))
 				return;
 			for (k = 0; k < 2 && !g; k++)
 				if (w->gen[k].addr == raw.addr && raw.time >= w->gen[k].start &&
@@ -572,6 +584,8 @@ static void handle_sample(struct lp_session *s, struct thread *t,
 			ev.trap.slot = i;
 			ev.trap.mode = w->attr.bp_type;
 			ev.trap.len = w->attr.bp_len;
+			if (raw.read_nr)	/* the group leader: thread CPU ns */
+				ev.trap.thread_ns = raw.read_value[0];
 			s->stats.traps++;
 			pending__push(s, &ev);
 			return;
@@ -580,8 +594,8 @@ static void handle_sample(struct lp_session *s, struct thread *t,
 			return;	/* a sampling event other than the first */
 	}
 	sample_type = s->attrs[0].sample_type;
-	if (perf_sample__parse(h, h->size, sample_type, s->attrs[0].sample_regs_user,
-			       &raw))
+	if (perf_sample__parse_read(h, h->size, sample_type, s->attrs[0].read_format,
+				    s->attrs[0].sample_regs_user, &raw))
 		return;
 	s->stats.samples++;
 	t->proc->dctx.tid = t->tid;
@@ -610,6 +624,8 @@ static void handle_sample(struct lp_session *s, struct thread *t,
 			}
 		}
 	}
+	if (s->leader_ns && raw.read_nr)
+		ev.sample.thread_ns = raw.read_value[0];
 	if (ev.sample.noaddr < LP_NOADDR__MAX)
 		s->stats.noaddr[ev.sample.noaddr]++;
 	if (ev.sample.noaddr == LP_NOADDR_NONE)
@@ -1067,6 +1083,16 @@ int session__new(struct lp_session **out, const struct lp_session_opts *opts)
 		s->attrs[i].enable_on_exec = 0;
 		s->attrs[i].inherit = 0;
 		s->attrs[i].sample_type |= PERF_SAMPLE_IDENTIFIER;
+	}
+	/*
+	 * A facility whose sampling event counts thread CPU time (soft:
+	 * cpu-clock) reads it into every sample and, as group leader of the
+	 * watchpoints, into every trap: reuse times need it.
+	 */
+	if (s->opts.fac->period_unit && !strcmp(s->opts.fac->period_unit, "ns")) {
+		s->leader_ns = 1;
+		s->attrs[0].sample_type |= PERF_SAMPLE_READ;
+		s->attrs[0].read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID;
 	}
 	s->attrs[0].mmap = 1;
 	s->attrs[0].mmap2 = 1;

@@ -232,10 +232,10 @@ LP_TEST(test_perf_sample_regs_abi_none, "perf-record: REGS_USER with abi 0 carri
 	return TEST_OK;
 }
 
-LP_TEST(test_perf_sample_rejects_unsupported, "perf-record: READ, CALLCHAIN, BRANCH, STACK, INTR, AUX rejected")
+LP_TEST(test_perf_sample_rejects_unsupported, "perf-record: CALLCHAIN, BRANCH, STACK, INTR, AUX rejected")
 {
 	static const u64 bad[] = {
-		PERF_SAMPLE_READ, PERF_SAMPLE_CALLCHAIN, PERF_SAMPLE_BRANCH_STACK,
+		PERF_SAMPLE_CALLCHAIN, PERF_SAMPLE_BRANCH_STACK,
 		PERF_SAMPLE_STACK_USER, PERF_SAMPLE_REGS_INTR, PERF_SAMPLE_AUX,
 		PERF_SAMPLE_MAX, 1ULL << 40,
 	};
@@ -357,5 +357,49 @@ LP_TEST(test_perf_sample_live_regs, "perf-record: live task-clock sample parses 
 	close(fd);
 	TEST_LOG("%d live samples parsed", n);
 	TEST_ASSERT(n >= 5, "only %d samples in 50 ms at 200 us", n);
+	return TEST_OK;
+}
+
+/*
+ * READ with a group (perf_event_open(2) struct read_format): nr, then
+ * value and id per counter, leader first; it sits between PERIOD and RAW.
+ */
+LP_TEST(test_perf_sample_read_group, "perf-record: READ group values and ids in ABI order")
+{
+	const u64 rf = PERF_FORMAT_GROUP | PERF_FORMAT_ID;
+	struct lp_perf_sample s;
+	struct rb r;
+
+	rb_hdr(&r, PERF_RECORD_SAMPLE, 0);
+	put_le(&r, 0x401000, 8);	/* IP */
+	put_le(&r, 1234, 8);		/* PERIOD */
+	put_le(&r, 2, 8);		/* READ: nr */
+	put_le(&r, 987654321, 8);	/*   leader value */
+	put_le(&r, 77, 8);		/*   leader id */
+	put_le(&r, 5, 8);		/*   member value */
+	put_le(&r, 78, 8);		/*   member id */
+	put_le(&r, 4, 4);		/* RAW size */
+	put_le(&r, 0xdeadbeef, 4);
+	rb_done(&r);
+	TEST_ASSERT(perf_sample__parse_read(r.b, r.n, PERF_SAMPLE_IP | PERF_SAMPLE_PERIOD |
+					    PERF_SAMPLE_READ | PERF_SAMPLE_RAW, rf, 0, &s) == 0,
+		    "parse");
+	TEST_ASSERT(s.ip == 0x401000 && s.period == 1234, "ip/period");
+	TEST_ASSERT(s.read_nr == 2 && s.read_value[0] == 987654321 && s.read_id[0] == 77 &&
+		    s.read_value[1] == 5 && s.read_id[1] == 78, "nr %u v0 %llu", s.read_nr,
+		    (unsigned long long)s.read_value[0]);
+	TEST_ASSERT(s.raw_size == 4, "raw after read: %u", s.raw_size);
+	/* one byte short of the last counter */
+	rb_setsize(&r, r.n - 8 - 1);
+	TEST_ASSERT(perf_sample__parse_read(r.b, r.n - 8 - 1, PERF_SAMPLE_IP | PERF_SAMPLE_PERIOD |
+					    PERF_SAMPLE_READ, rf, 0, &s) == -EINVAL, "short");
+	/* without GROUP a READ is one value (read_format 0: just the count) */
+	rb_hdr(&r, PERF_RECORD_SAMPLE, 0);
+	put_le(&r, 42, 8);
+	rb_done(&r);
+	TEST_ASSERT(perf_sample__parse(r.b, r.n, PERF_SAMPLE_READ, 0, &s) == 0 &&
+		    s.read_nr == 1 && s.read_value[0] == 42, "single value");
+	TEST_ASSERT(perf_sample__parse_read(r.b, r.n, PERF_SAMPLE_READ, 1ULL << 20, 0, &s) == -EINVAL,
+		    "unknown read_format bit accepted");
 	return TEST_OK;
 }

@@ -27,7 +27,24 @@ struct wp_state {
 	int misattributed;		/* trap address not its cookie's */
 	int outside;			/* trap outside its cookie's window */
 	u64 first_trap_time[3], last_trap_time[3];
+	u64 last_cpu_ns;		/* worker's thread CPU time, last seen */
+	int cpu_ns_missing, cpu_ns_backwards, cpu_ns_seen;
 };
+
+/* Samples and traps carry the worker's CPU time; it never runs backwards. */
+static void check_cpu_ns(struct wp_state *st, u32 tid, u64 ns)
+{
+	if (tid != st->tid)
+		return;
+	if (!ns) {
+		st->cpu_ns_missing++;
+		return;
+	}
+	if (ns < st->last_cpu_ns)
+		st->cpu_ns_backwards++;
+	st->last_cpu_ns = ns;
+	st->cpu_ns_seen++;
+}
 
 static int wp_sink(void *arg, const struct lp_event *ev, struct lp_actions *acts)
 {
@@ -49,6 +66,7 @@ static int wp_sink(void *arg, const struct lp_event *ev, struct lp_actions *acts
 		st->exits++;
 		break;
 	case LP_EV_SAMPLE:
+		check_cpu_ns(st, ev->sample.tid, ev->sample.thread_ns);
 		if (st->phase == 0 && st->tid && ev->sample.tid == st->tid) {
 			FILE *f = fopen(st->addr_file, "r");
 			unsigned long long x, y;
@@ -76,6 +94,7 @@ static int wp_sink(void *arg, const struct lp_event *ev, struct lp_actions *acts
 	case LP_EV_TRAP: {
 		u64 c = ev->trap.cookie;
 
+		check_cpu_ns(st, ev->trap.tid, ev->trap.thread_ns);
 		if ((c == 1 && ev->trap.addr != st->first) ||
 		    (c == 2 && ev->trap.addr != st->second) || c < 1 || c > 2) {
 			st->misattributed++;
@@ -160,6 +179,9 @@ static int run_wp(struct lp_test_ctx *ctx, int sync)
 	TEST_ASSERT(st.disarm_time && st.last_trap_time[2] <= st.disarm_time,
 		    "second trapped %lld ns after the disarm",
 		    (long long)(st.last_trap_time[2] - st.disarm_time));
+	TEST_ASSERT(st.cpu_ns_seen > 6 && !st.cpu_ns_missing && !st.cpu_ns_backwards,
+		    "thread CPU time: %d seen, %d missing, %d backwards", st.cpu_ns_seen,
+		    st.cpu_ns_missing, st.cpu_ns_backwards);
 	TEST_ASSERT(session__stats(s)->arm_moves == 1, "moves %llu",
 		    (unsigned long long)session__stats(s)->arm_moves);
 	TEST_ASSERT(session__stats(s)->fds_at_end == session__stats(s)->fds_at_start,
