@@ -7,17 +7,19 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd/builtin.h"
 #include "core/cpu.h"
+#include "core/facility.h"
 #include "core/json.h"
 #include "core/perf-util.h"
 #include "core/probe.h"
 #include "core/topology.h"
 
 const char list_usage[] =
-	"usage: lociprof list [--json] [-v]\n"
+	"usage: lociprof list [--json] [-v] [--attrs [--pmu NAME] [--ldlat N] [--counters]]\n"
 	"\n"
 	"Show what this machine offers lociprof, probed by opening things: the CPU,\n"
 	"the sampling facilities (pebs, ibs, soft) and why each is usable or not,\n"
@@ -27,6 +29,12 @@ const char list_usage[] =
 	"    --json            print the same as one JSON object on stdout\n"
 	"    -v, --verbose     also show why each check passed, every cache instance\n"
 	"                      and every cpu's core and socket\n"
+	"    --attrs           print every perf_event_attr pebs and ibs would open\n"
+	"                      per thread, with the equivalent perf event string\n"
+	"    --pmu NAME        ... for libpfm4 PMU NAME (skx, spr, emr, adl,\n"
+	"                      amd64_fam19h_zen3...) instead of this machine\n"
+	"    --ldlat N         ... with pebs load-latency sampling above N cycles\n"
+	"    --counters        ... with the loads+stores counting group (reuse time)\n"
 	"    -h, --help        show this help\n";
 
 struct list_info {
@@ -327,21 +335,182 @@ out:
 		error("writing JSON to stdout failed");
 }
 
+static void print_flag(const char *name, int on, int *any)
+{
+	if (on) {
+		printf("%s%s", *any ? " " : "", name);
+		*any = 1;
+	}
+}
+
+static void print_sample_type(u64 st)
+{
+	static const char *const names[] = {
+		"IP", "TID", "TIME", "ADDR", "READ", "CALLCHAIN", "ID", "CPU", "PERIOD",
+		"STREAM_ID", "RAW", "BRANCH_STACK", "REGS_USER", "STACK_USER", "WEIGHT",
+		"DATA_SRC", "IDENTIFIER", "TRANSACTION", "REGS_INTR", "PHYS_ADDR", "AUX",
+		"CGROUP", "DATA_PAGE_SIZE", "CODE_PAGE_SIZE", "WEIGHT_STRUCT",
+	};
+	size_t i;
+	int n = 0;
+
+	printf("0x%llx (", (unsigned long long)st);
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		if (st & (1ULL << i))
+			printf("%s%s", n++ ? "|" : "", names[i]);
+	printf(")");
+}
+
+/* perf's spelling of one event: pmu/config=..,config1=..,period=../pp */
+static int perf_event_str(const struct perf_event_attr *a, const char *pmu, char *buf,
+			  size_t len)
+{
+	int n;
+
+	n = snprintf(buf, len, "%s/config=0x%llx", pmu, (unsigned long long)a->config);
+	if (a->config1)
+		n += snprintf(buf + n, len - n, ",config1=0x%llx", (unsigned long long)a->config1);
+	if (a->config2)
+		n += snprintf(buf + n, len - n, ",config2=0x%llx", (unsigned long long)a->config2);
+	if (a->freq)
+		n += snprintf(buf + n, len - n, ",freq=%llu", (unsigned long long)a->sample_freq);
+	else if (a->sample_period)
+		n += snprintf(buf + n, len - n, ",period=%llu", (unsigned long long)a->sample_period);
+	n += snprintf(buf + n, len - n, "/%s%s", a->precise_ip >= 2 ? "pp" :
+		      a->precise_ip == 1 ? "p" : "", a->exclude_kernel ? "u" : "");
+	return n;
+}
+
+static void print_attrs(const struct lp_facility_ops *f, const char *pmu,
+			const struct lp_sampling_opts *opts)
+{
+	static const char *const roles[] = { "sample", "aux leader", "count" };
+	struct perf_event_attr a[LP_MAX_FACILITY_ATTRS];
+	struct lp_attr_layout lay;
+	char err[256], ev[1024], one[256], cnt[512];
+	int i, ret, n = 0, nc = 0, any, grp = -1;
+	u64 st = 0;
+
+	printf("%s", f->name);
+	if (pmu)
+		printf(" for libpfm4 PMU %s (nothing opened)", pmu);
+	putchar('\n');
+	if (!f->setup_layout) {
+		printf("  (no attr layout: --pmu does not apply)\n\n");
+		return;
+	}
+	ret = f->setup_layout(pmu, opts, a, &lay, err, sizeof(err));
+	if (ret) {
+		printf("  none: %s\n\n", err);
+		return;
+	}
+	for (i = 0; i < lay.nattrs; i++) {
+		const struct perf_event_attr *x = &a[i];
+
+		printf("  [%d] %-36s %s", i, lay.name[i], roles[lay.role[i] < 3 ? lay.role[i] : 0]);
+		if (lay.leader[i] >= 0 && lay.leader[i] != i)
+			printf(", in the group of [%d]", lay.leader[i]);
+		else if (lay.leader[i] == i)
+			printf(", group leader");
+		printf(", pmu %s\n", lay.pmu[i]);
+		if (x->type == ~0u)
+			printf("      type       dynamic (/sys/bus/event_source/devices/%s/type)\n",
+			       lay.pmu[i]);
+		else
+			printf("      type       %u\n", x->type);
+		printf("      config     0x%llx  config1 0x%llx  config2 0x%llx  precise_ip %u\n",
+		       (unsigned long long)x->config, (unsigned long long)x->config1,
+		       (unsigned long long)x->config2, x->precise_ip);
+		printf("      sample_type ");
+		print_sample_type(x->sample_type);
+		putchar('\n');
+		if (x->freq)
+			printf("      sample_freq %llu\n", (unsigned long long)x->sample_freq);
+		else
+			printf("      sample_period %llu\n", (unsigned long long)x->sample_period);
+		printf("      flags      ");
+		any = 0;
+		print_flag("exclude_user", x->exclude_user, &any);
+		print_flag("exclude_kernel", x->exclude_kernel, &any);
+		print_flag("exclude_hv", x->exclude_hv, &any);
+		print_flag("exclude_guest", x->exclude_guest, &any);
+		print_flag("disabled", x->disabled, &any);
+		print_flag("freq", x->freq, &any);
+		if (x->read_format)
+			printf("%sread_format=0x%llx", any++ ? " " : "",
+			       (unsigned long long)x->read_format);
+		if (!any)
+			printf("none");
+		putchar('\n');
+		if (lay.role[i] == LP_ATTR_SAMPLE)
+			st |= x->sample_type;
+		/* perf -e string: groups in braces; counting events go to perf stat */
+		perf_event_str(x, lay.pmu[i], one, sizeof(one));
+		if (lay.role[i] == LP_ATTR_COUNT) {
+			nc += snprintf(cnt + nc, sizeof(cnt) - nc, "%s%s", nc ? "," : "{", one);
+			continue;
+		}
+		if (lay.leader[i] == i) {
+			n += snprintf(ev + n, sizeof(ev) - n, "%s{%s", n ? "," : "", one);
+			grp = i;
+		} else if (grp >= 0 && lay.leader[i] == grp) {
+			n += snprintf(ev + n, sizeof(ev) - n, ",%s", one);
+		} else {
+			if (grp >= 0)
+				n += snprintf(ev + n, sizeof(ev) - n, "}");
+			grp = -1;
+			n += snprintf(ev + n, sizeof(ev) - n, "%s%s", n ? "," : "", one);
+		}
+		if (grp >= 0 && (i + 1 == lay.nattrs || lay.leader[i + 1] != grp)) {
+			n += snprintf(ev + n, sizeof(ev) - n, "}");
+			grp = -1;
+		}
+	}
+	if (lay.note[0])
+		printf("  note: %s\n", lay.note);
+	printf("  perf: perf record%s%s%s%s -e '%s' -- PROGRAM\n",
+	       st & PERF_SAMPLE_ADDR ? " -d" : "",
+	       st & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT) ? " -W" : "",
+	       st & PERF_SAMPLE_CPU ? " --sample-cpu" : "",
+	       st & PERF_SAMPLE_RAW ? " --raw-samples" : "", ev);
+	if (nc)
+		printf("  counting group: perf stat -e '%s}' -- PROGRAM\n", cnt);
+	putchar('\n');
+}
+
 int cmd_list(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "attrs", no_argument, NULL, 0x301 },
+		{ "pmu", required_argument, NULL, 0x302 },
+		{ "ldlat", required_argument, NULL, 0x303 },
+		{ "counters", no_argument, NULL, 0x304 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct list_info li;
-	int c, json = 0, verbose = 0;
+	struct lp_sampling_opts sopts = { 0 };
+	int c, json = 0, verbose = 0, attrs = 0, i;
+	const char *pmu = NULL;
+	char *end;
 
 	while ((c = getopt_long(argc, argv, "+vh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j': json = 1; break;
 		case 'v': verbose = 1; break;
+		case 0x301: attrs = 1; break;
+		case 0x302: pmu = optarg; break;
+		case 0x303:
+			sopts.ldlat = (int)strtol(optarg, &end, 10);
+			if (*end || sopts.ldlat < 1 || sopts.ldlat > 65535) {
+				error("--ldlat expects a latency in cycles (1..65535), not '%s'",
+				      optarg);
+				usage_exit(list_usage, 1);
+			}
+			break;
+		case 0x304: sopts.counters = 1; break;
 		case 'h': usage_exit(list_usage, 0);
 		default: usage_exit(list_usage, 1);
 		}
@@ -349,6 +518,25 @@ int cmd_list(int argc, char **argv)
 	if (optind < argc) {
 		error("unexpected argument '%s'", argv[optind]);
 		usage_exit(list_usage, 1);
+	}
+
+	if ((pmu || sopts.ldlat || sopts.counters) && !attrs) {
+		error("--pmu, --ldlat and --counters go with --attrs");
+		usage_exit(list_usage, 1);
+	}
+	if (attrs) {
+		if (json) {
+			error("--attrs prints text only");
+			usage_exit(list_usage, 1);
+		}
+		for (i = 0; i < lp_nfacilities; i++)
+			if (lp_facilities[i]->setup_layout)
+				print_attrs(lp_facilities[i], pmu, &sopts);
+		if (fflush(stdout) || ferror(stdout)) {
+			error("cannot write to stdout");
+			return 1;
+		}
+		return 0;
 	}
 
 	li.cpu_ret = cpu__read(&li.cpu);

@@ -67,6 +67,7 @@ int profile_opts__parse(struct profile_opts *po, int c, const char *arg,
 		}
 		break;
 	case 0x205: po->follow_fork = 1; break;
+	case 0x206: po->ldlat = (int)parse_ull_opt("--ldlat", arg); break;
 	case 'v': po->verbose++; break;
 	case 'q': po->quiet = 1; break;
 	default: return 0;
@@ -154,6 +155,12 @@ struct lp_session *profile__start(const struct profile_opts *po, int argc,
 		check_program(argv[0]);
 	memset(&so, 0, sizeof(so));
 	so.fac = pick_facility(po->sampler);
+	if (po->ldlat && strcmp(so.fac->name, "pebs")) {
+		error("--ldlat needs --sampler pebs (the sampler here is %s)", so.fac->name);
+		usage_exit(usage, 1);
+	}
+	so.sampling.ldlat = po->ldlat;
+	so.sampling.counters = po->counters;
 	so.sampling.period = po->period;
 	so.sampling.freq = po->freq;
 	so.sync = po->sync >= 0 ? po->sync : default_sync;
@@ -242,9 +249,18 @@ void profile__print_stats(const struct lp_session *s, const struct profile_opts 
 		fprintf(stderr, "[ lost %llu records, throttled %llu times: "
 			"use a longer period (-c) or more ring pages (-m) ]\n",
 			(unsigned long long)st->lost, (unsigned long long)st->throttled);
+	if (st->threads_lost)
+		fprintf(stderr, "[ %llu threads vanished without an exit notification ]\n",
+			(unsigned long long)st->threads_lost);
 	if (st->arm_errors)
 		fprintf(stderr, "[ %llu watchpoint actions failed, last: %s ]\n",
 			(unsigned long long)st->arm_errors, strerror(-st->last_arm_error));
+	if (po->verbose && session__facility(s)->stats) {
+		char buf[512];
+
+		if (session__facility(s)->stats(buf, sizeof(buf)) > 0)
+			fprintf(stderr, "[ %s ]\n", buf);
+	}
 	if (po->verbose) {
 		fprintf(stderr, "[ arms %llu (moves %llu), disarms %llu, held samples %llu, "
 			"signals forwarded %llu, max live threads %llu ]\n",

@@ -22,6 +22,8 @@ struct profile_opts {
 	int ring_pages;
 	int nslots;
 	int follow_fork;
+	int ldlat;
+	int counters;		/* the analysis wants loads+stores counts */
 	int verbose;
 	int quiet;
 };
@@ -38,6 +40,7 @@ struct profile_opts {
 	{ "prev-insn", required_argument, NULL, 0x203 },                   \
 	{ "mmap-pages", required_argument, NULL, 'm' },                    \
 	{ "follow-fork", no_argument, NULL, 0x205 },                       \
+	{ "ldlat", required_argument, NULL, 0x206 },                       \
 	{ "verbose", no_argument, NULL, 'v' },                             \
 	{ "quiet", no_argument, NULL, 'q' }
 #define PROFILE_SHORT_OPTS "p:o:c:F:m:vq"
@@ -56,6 +59,8 @@ struct profile_opts {
 	"                          fallback (only if the sampled one has none), off\n" \
 	"    -m, --mmap-pages N    ring buffer data pages per thread (power of 2)\n" \
 	"        --follow-fork     trace forked child processes too\n"               \
+	"        --ldlat CYCLES    pebs: sample loads slower than CYCLES, with the\n" \
+	"                          full data source (load-latency event)\n"        \
 	"    -v, --verbose         more detail, including per-reason sample counts\n" \
 	"    -q, --quiet           print only errors\n"
 

@@ -106,6 +106,7 @@ struct lp_session {
 	struct lp_session_opts opts;
 	struct perf_event_attr attrs[LP_MAX_FACILITY_ATTRS];
 	int nattrs;
+	struct lp_attr_layout lay;	/* roles and groups of attrs */
 	int leader_ns;		/* attrs[0] counts thread CPU ns (read in samples) */
 
 	struct sink *sinks;
@@ -302,7 +303,9 @@ static int pending__push(struct lp_session *s, const struct lp_event *ev)
 		s->pending = v;
 		s->cappending = cap;
 	}
-	s->pending[s->npending++] = *ev;
+	s->pending[s->npending] = *ev;
+	s->pending[s->npending].pad = s->npending;	/* keeps ties in order */
+	s->npending++;
 	return 0;
 }
 
@@ -313,15 +316,19 @@ static u64 event_time(const struct lp_event *ev)
 	case LP_EV_TRAP: return ev->trap.time;
 	case LP_EV_MMAP: return ev->mmap.time;
 	case LP_EV_LOST: return ev->lost.time;
+	case LP_EV_COUNTER: return ev->counter.time;
 	default: return 0;
 	}
 }
 
 static int cmp_event_time(const void *a, const void *b)
 {
-	u64 ta = event_time(a), tb = event_time(b);
+	const struct lp_event *ea = a, *eb = b;
+	u64 ta = event_time(ea), tb = event_time(eb);
 
-	return ta < tb ? -1 : ta > tb;
+	if (ta != tb)
+		return ta < tb ? -1 : 1;
+	return ea->pad < eb->pad ? -1 : ea->pad > eb->pad;
 }
 
 static void flush_pending(struct lp_session *s)
@@ -332,8 +339,10 @@ static void flush_pending(struct lp_session *s)
 		return;
 	/* rings are read one after another: merge them by time */
 	qsort(s->pending, s->npending, sizeof(*s->pending), cmp_event_time);
-	for (i = 0; i < s->npending; i++)
+	for (i = 0; i < s->npending; i++) {
+		s->pending[i].pad = 0;
 		dispatch(s, &s->pending[i]);
+	}
 	s->npending = 0;
 }
 
@@ -537,6 +546,55 @@ static int parse_mmap2(const struct perf_event_header *h, struct lp_mmap *m)
 	return 0;
 }
 
+/*
+ * Loads+stores so far (the facility's counting groups, summed: a hybrid
+ * has one per core type), read when the sample or trap is handled: exact
+ * while the thread is held (--sync), later by the drain delay otherwise.
+ */
+static void push_counters(struct lp_session *s, struct thread *t, u64 time)
+{
+	struct lp_event ev;
+	u64 buf[3 + LP_MAX_FACILITY_ATTRS], n;
+	int i, found = 0;
+
+	if (!s->opts.sampling.counters)
+		return;
+	memset(&ev, 0, sizeof(ev));
+	ev.type = LP_EV_COUNTER;
+	ev.counter.time = time;
+	ev.counter.pid = t->proc->pid;
+	ev.counter.tid = t->tid;
+	for (i = 0; i < t->nfds; i++) {
+		const struct perf_event_attr *a = &s->attrs[i];
+		u64 rf = a->read_format, *p = buf, nr = 1, j;
+		ssize_t len;
+
+		if (s->lay.role[i] != LP_ATTR_COUNT ||
+		    (s->lay.leader[i] >= 0 && s->lay.leader[i] != i))
+			continue;
+		len = read(t->fds[i], buf, sizeof(buf));
+		if (len < 8)
+			continue;
+		n = len / 8;
+		if (rf & PERF_FORMAT_GROUP)
+			nr = *p++;
+		if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED)
+			ev.counter.enabled_ns += *p++;
+		if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING)
+			ev.counter.running_ns += *p++;
+		for (j = 0; j < nr && (u64)(p - buf) < n; j++) {
+			ev.counter.value += *p++;
+			if (rf & PERF_FORMAT_ID)
+				p++;
+			if (rf & PERF_FORMAT_LOST)
+				p++;
+		}
+		found = 1;
+	}
+	if (found)
+		pending__push(s, &ev);
+}
+
 static void handle_sample(struct lp_session *s, struct thread *t,
 			  const struct perf_event_header *h)
 {
@@ -544,7 +602,7 @@ static void handle_sample(struct lp_session *s, struct thread *t,
 	struct lp_perf_sample raw;
 	struct lp_event ev;
 	u64 sample_type;
-	int i;
+	int i, k = 0;
 
 	/* IDENTIFIER is first in every event we open: find whose record */
 	if (h->size < sizeof(*h) + 8)
@@ -588,16 +646,21 @@ static void handle_sample(struct lp_session *s, struct thread *t,
 				ev.trap.thread_ns = raw.read_value[0];
 			s->stats.traps++;
 			pending__push(s, &ev);
+			push_counters(s, t, ev.trap.time);
 			return;
 		}
-		if (t->nfds == 0 || id != t->ids[0])
-			return;	/* a sampling event other than the first */
+		for (k = 0; k < t->nfds; k++)
+			if (t->ids[k] == id)
+				break;
+		if (k == t->nfds || s->lay.role[k] != LP_ATTR_SAMPLE)
+			return;	/* an aux leader's or an unknown record */
 	}
-	sample_type = s->attrs[0].sample_type;
-	if (perf_sample__parse_read(h, h->size, sample_type, s->attrs[0].read_format,
-				    s->attrs[0].sample_regs_user, &raw))
+	sample_type = s->attrs[k].sample_type;
+	if (perf_sample__parse_read(h, h->size, sample_type, s->attrs[k].read_format,
+				    s->attrs[k].sample_regs_user, &raw))
 		return;
 	s->stats.samples++;
+	t->proc->dctx.attr = &s->attrs[k];
 	t->proc->dctx.tid = t->tid;
 	t->proc->dctx.fs_base = t->fs_base;
 	t->proc->dctx.gs_base = t->gs_base;
@@ -632,6 +695,7 @@ static void handle_sample(struct lp_session *s, struct thread *t,
 		s->stats.samples_addr++;
 	t->last_cpu = raw.cpu;
 	pending__push(s, &ev);
+	push_counters(s, t, ev.sample.time);
 }
 
 static void drain_thread(struct lp_session *s, struct thread *t)
@@ -756,7 +820,12 @@ static int open_events(struct lp_session *s, struct thread *t)
 	int i, fd, err;
 
 	for (i = 0; i < s->nattrs; i++) {
-		fd = perf__open(&s->attrs[i], t->tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		int leader = s->lay.leader[i];
+
+		/* the layout puts a leader before its members */
+		fd = perf__open(&s->attrs[i], t->tid, -1,
+				leader >= 0 && leader != i ? t->fds[leader] : -1,
+				PERF_FLAG_FD_CLOEXEC);
 		if (fd < 0) {
 			err = fd;
 			goto out_close;
@@ -766,7 +835,8 @@ static int open_events(struct lp_session *s, struct thread *t)
 			err = -errno;
 			goto out_close;
 		}
-		if (i > 0 && ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, t->fds[0]) < 0) {
+		if (i > 0 && s->lay.role[i] != LP_ATTR_COUNT &&
+		    ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, t->fds[0]) < 0) {
 			err = -errno;
 			goto out_close;
 		}
@@ -981,12 +1051,22 @@ static void handle_wait(struct lp_session *s, pid_t tid, int status)
 
 		ptrace(PTRACE_GETEVENTMSG, tid, 0, &child);
 		c = thread__find(s, child);
-		if (!c)
-			c = thread__new(s, child,
-					event == PTRACE_EVENT_CLONE ? t->proc->pid : (pid_t)child,
-					tid);
-		else
+		if (!c) {
+			char path[64];
+
+			/*
+			 * Its first stop and its exit may both have been reaped
+			 * before this event: then it is gone, do not track it.
+			 */
+			snprintf(path, sizeof(path), "/proc/%d/task/%lu",
+				 event == PTRACE_EVENT_CLONE ? t->proc->pid : (pid_t)child, child);
+			if (access(path, F_OK) == 0)
+				c = thread__new(s, child,
+						event == PTRACE_EVENT_CLONE ? t->proc->pid :
+						(pid_t)child, tid);
+		} else {
 			c->parent_tid = tid;
+		}
 		if (c && c->seen_stop && c->state == TS_NEW) {
 			thread__setup(s, c);
 			resume(c->tid, 0);
@@ -1067,7 +1147,18 @@ int session__new(struct lp_session **out, const struct lp_session_opts *opts)
 	s->wait_status = -1;
 	s->epfd = s->sigfd = s->exec_errno_fd = -1;
 	s->opts.sampling.sigtrap = s->opts.sync;
-	err = s->opts.fac->setup(&s->opts.sampling, s->attrs, &s->nattrs);
+	if (s->opts.fac->setup_layout) {
+		err = s->opts.fac->setup_layout(NULL, &s->opts.sampling, s->attrs, &s->lay,
+						s->err, sizeof(s->err));
+		s->nattrs = s->lay.nattrs;
+	} else {
+		err = s->opts.fac->setup(&s->opts.sampling, s->attrs, &s->nattrs);
+		for (i = 0; i < LP_MAX_FACILITY_ATTRS; i++) {
+			s->lay.role[i] = LP_ATTR_SAMPLE;
+			s->lay.leader[i] = -1;
+		}
+		s->lay.nattrs = s->nattrs;
+	}
 	if (err)
 		goto out_free;
 	if (s->nattrs < 1 || s->nattrs > LP_MAX_FACILITY_ATTRS) {
@@ -1082,14 +1173,22 @@ int session__new(struct lp_session **out, const struct lp_session_opts *opts)
 		s->attrs[i].disabled = 0;
 		s->attrs[i].enable_on_exec = 0;
 		s->attrs[i].inherit = 0;
+		if (s->lay.role[i] == LP_ATTR_COUNT)
+			continue;	/* read(2), never sampled */
 		s->attrs[i].sample_type |= PERF_SAMPLE_IDENTIFIER;
+		if (s->opts.sync && s->lay.role[i] == LP_ATTR_SAMPLE) {
+			/* every sampling event holds its thread; not an aux leader */
+			s->attrs[i].sigtrap = 1;
+			s->attrs[i].remove_on_exec = 1;
+		}
 	}
 	/*
 	 * A facility whose sampling event counts thread CPU time (soft:
 	 * cpu-clock) reads it into every sample and, as group leader of the
 	 * watchpoints, into every trap: reuse times need it.
 	 */
-	if (s->opts.fac->period_unit && !strcmp(s->opts.fac->period_unit, "ns")) {
+	if (s->opts.fac->period_unit && !strcmp(s->opts.fac->period_unit, "ns") &&
+	    s->lay.role[0] == LP_ATTR_SAMPLE && s->lay.leader[0] < 0) {
 		s->leader_ns = 1;
 		s->attrs[0].sample_type |= PERF_SAMPLE_READ;
 		s->attrs[0].read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID;
@@ -1098,10 +1197,6 @@ int session__new(struct lp_session **out, const struct lp_session_opts *opts)
 	s->attrs[0].mmap2 = 1;
 	s->attrs[0].mmap_data = 1;
 	s->attrs[0].sample_id_all = 1;
-	if (s->opts.sync) {
-		s->attrs[0].sigtrap = 1;
-		s->attrs[0].remove_on_exec = 1;
-	}
 
 	/* a thread costs a few descriptors: take all we may */
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
@@ -1307,6 +1402,25 @@ static void check_exec_failure(struct lp_session *s)
 	s->exec_errno_fd = -1;
 }
 
+/*
+ * No tracee is left although some threads are still listed: their exits
+ * were lost (should not happen; never loop forever on it).
+ */
+static void forget_untraced(struct lp_session *s)
+{
+	int i;
+
+	for (i = 0; i < THREAD_HASH; i++) {
+		while (s->threads[i]) {
+			struct thread *t = s->threads[i];
+
+			thread__gone(s, t, 0);
+			thread__free(s, t);
+			s->stats.threads_lost++;
+		}
+	}
+}
+
 /* Stop watching: detach from every thread (-p), or kill the child. */
 static void finish(struct lp_session *s)
 {
@@ -1388,8 +1502,11 @@ int session__run(struct lp_session *s)
 			while (read(s->sigfd, &si, sizeof(si)) == sizeof(si))
 				;
 		}
+		tid = 0;
 		while (!s->stop && (tid = waitpid(-1, &status, __WALL | WNOHANG)) > 0)
 			handle_wait(s, tid, status);
+		if (tid < 0 && errno == ECHILD && !s->attached)
+			forget_untraced(s);
 		drain_all(s);
 	}
 	check_exec_failure(s);

@@ -44,6 +44,7 @@ struct lp_session_stats {
 	u64 lost;			/* records the kernel dropped */
 	u64 throttled;
 	u64 threads;			/* threads seen */
+	u64 threads_lost;		/* listed but no longer traced (lost exit) */
 	u64 max_live_threads;
 	u64 events;			/* events dispatched */
 	u64 cpu_ns;			/* CPU time of the threads that exited */
