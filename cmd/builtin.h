@@ -36,6 +36,7 @@ int cmd_record(int argc, char **argv);
 int cmd_comdetect(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_pesbench(int argc, char **argv);
 int cmd_script(int argc, char **argv);
 
 extern const char list_usage[];
@@ -44,6 +45,8 @@ extern const char record_usage[];
 extern const char comdetect_usage[];
 extern const char report_usage[];
 extern const char compare_usage[];
+extern const char pebs_ibs_compare_usage[];
+extern const char pesbench_usage[];
 extern const char script_usage[];
 
 #endif

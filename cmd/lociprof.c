@@ -22,6 +22,8 @@ const struct lp_cmd lp_commands[] = {
 	{ "comdetect", cmd_comdetect, comdetect_usage, "Show which threads communicate through which cache lines" },
 	{ "compare", cmd_compare, compare_usage, "Compare two results: matrix or histogram similarity" },
 	{ "report", cmd_report, report_usage, "Replay a data file through an analysis and print its report" },
+	{ "pebs-ibs-compare", cmd_pesbench, pebs_ibs_compare_usage, "Characterize the precise sampling facilities (PEBS, IBS, soft)" },
+	{ "pesbench", cmd_pesbench, pesbench_usage, "Alias of pebs-ibs-compare" },
 	{ "record", cmd_record, record_usage, "Run a program and save its memory samples to a data file" },
 	{ "script", cmd_script, script_usage, "Print the events of a data file, one per line" },
 	{ NULL, NULL, NULL, NULL },

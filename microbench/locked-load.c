@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Locked-Load (Sasongko 2022, 4.3.2): the 1/4 Load-Ratio loop with the load
+ * turned into a locked read-modify-write, so that a profiler's own code
+ * (which has no locked instructions) cannot add to the sampled event:
+ *
+ *   lock addl $1,(%rax); subq $1,%rcx; cmpq $0,%rcx; jne
+ *
+ * One instruction in four is locked (and is both a load and a store).
+ */
+#include "microbench/mb.h"
+
+/* ------------------------------------------------------------ the loop */
+
+#define FN(name) ".text\n.globl " name "\n.type " name ",@function\n.p2align 6\n" name ":\n"
+#define END(name) ".size " name ", .-" name "\n"
+
+__asm__(
+	FN("locked_load_loop")
+	"	mov %rdi, %rcx\n"
+	"	mov %rsi, %rax\n"
+	".Lll_0: lock addl $1, (%rax)\n"
+	".Lll_1: subq $1, %rcx\n"
+	".Lll_2: cmpq $0, %rcx\n"
+	".Lll_3: jne .Lll_0\n"
+	"	ret\n"
+	".Lll_end:\n"
+	END("locked_load_loop")
+	".section .rodata\n.p2align 2\n"
+	"ll_offs: .long .Lll_0-locked_load_loop, .Lll_1-locked_load_loop, "
+	".Lll_2-locked_load_loop, .Lll_3-locked_load_loop, .Lll_end-locked_load_loop\n"
+	".text\n");
+
+void locked_load_loop(long iters, volatile int *p);
+extern const int ll_offs[];
+
+/* -------------------------------------------------- --expect printing */
+
+/* One instruction of a measured loop; counts are dynamic executions. */
+struct pes_insn {
+	const char *name, *text;
+	const char *kind;		/* memory access: load, store, atomic, none */
+	int branch, call, ret, locked, syscall;
+	long long count, taken;
+};
+
+/* Prints the common keys and leaves the object open for the caller. */
+static void pes_expect(struct mb_json *j, const char *bench, const char *sym,
+		       const void *addr, const int *offs, struct pes_insn *in,
+		       int n, long iters)
+{
+	long long t[9] = { 0 };
+	static const char *const keys[9] = { "instructions", "loads", "stores",
+		"locked", "branches", "taken_branches", "calls", "returns", "syscalls" };
+	int i;
+
+	for (i = 0; i < n; i++) {
+		int ld = !strcmp(in[i].kind, "load") || !strcmp(in[i].kind, "atomic");
+		int st = !strcmp(in[i].kind, "store") || !strcmp(in[i].kind, "atomic");
+
+		t[0] += in[i].count;
+		t[1] += ld ? in[i].count : 0;
+		t[2] += st ? in[i].count : 0;
+		t[3] += in[i].locked ? in[i].count : 0;
+		t[4] += in[i].branch ? in[i].count : 0;
+		t[5] += in[i].taken;
+		t[6] += in[i].call ? in[i].count : 0;
+		t[7] += in[i].ret ? in[i].count : 0;
+		t[8] += in[i].syscall ? in[i].count : 0;
+	}
+	mb_json_init(j, stdout);
+	mb_json_obj(j, NULL);
+	mb_json_str(j, "benchmark", bench);
+	mb_json_int(j, "iters", iters);
+	mb_json_str(j, "symbol", sym);
+	mb_json_int(j, "symbol_size", offs[n]);
+	mb_json_addr(j, "symbol_address", addr);
+	mb_json_str(j, "scope", "the measured loop only (not the program's startup "
+		    "nor the function's setup and return)");
+	mb_json_obj(j, "counts");
+	for (i = 0; i < 9; i++)
+		mb_json_int(j, keys[i], t[i]);
+	mb_json_obj_end(j);
+	mb_json_arr(j, "loop");
+	for (i = 0; i < n; i++) {
+		mb_json_obj(j, NULL);
+		mb_json_int(j, "index", i);
+		mb_json_str(j, "name", in[i].name);
+		mb_json_str(j, "text", in[i].text);
+		mb_json_int(j, "offset", offs[i]);
+		mb_json_str(j, "kind", in[i].kind);
+		mb_json_int(j, "branch", in[i].branch);
+		mb_json_int(j, "call", in[i].call);
+		mb_json_int(j, "ret", in[i].ret);
+		mb_json_int(j, "locked", in[i].locked);
+		mb_json_int(j, "syscall", in[i].syscall);
+		mb_json_int(j, "count", in[i].count);
+		mb_json_int(j, "taken", in[i].taken);
+		mb_json_obj_end(j);
+	}
+	mb_json_arr_end(j);
+}
+
+/* ------------------------------------------------------------ the program */
+
+static volatile int ll_data;
+static struct mb_common opt;
+
+static const struct mb_info info = {
+	.name = "locked-load",
+	.summary = "One thread runs the 1/4 Load-Ratio loop with a locked add as its load\n"
+		   "(Sasongko 2022, 4.3.2). --expect prints the exact dynamic counts and each\n"
+		   "loop instruction's offset from the symbol locked_load_loop.",
+	.def_threads = 1, .max_threads = 1,
+	.def_iters = 30000000, .iters_help = "loop iterations",
+	.threads_help = "threads (always 1)",
+};
+
+static void expect(void)
+{
+	long long it = opt.iters;
+	struct pes_insn in[] = {
+		{ "lock add", "lock addl $1,(%rax)", "atomic", .locked = 1, .count = it },
+		{ "sub", "subq $1,%rcx", "none", .count = it },
+		{ "cmp", "cmpq $0,%rcx", "none", .count = it },
+		{ "jne", "jne loop", "none", .branch = 1, .count = it, .taken = it ? it - 1 : 0 },
+	};
+	struct mb_json j;
+
+	pes_expect(&j, info.name, "locked_load_loop", (const void *)locked_load_loop,
+		   ll_offs, in, 4, opt.iters);
+	mb_json_obj_end(&j);
+}
+
+int main(int argc, char **argv)
+{
+	mb_parse(&opt, &info, argc, argv);
+	if (opt.expect) {
+		expect();
+		return 0;
+	}
+	if (opt.iters > 0)
+		locked_load_loop(opt.iters, &ll_data);
+	return 0;
+}
