@@ -357,7 +357,7 @@ out_free:
 
 /* lo/hi of a bin: a number, or a name for the infinite bins */
 static int read_bin(const struct json_value *o, const char *key,
-		    struct compare_bin *b, char *msg, size_t len)
+		    struct compare_bin *b, int want_count, char *msg, size_t len)
 {
 	const struct json_value *lo, *hi, *w;
 	char k[128];
@@ -396,9 +396,9 @@ static int read_bin(const struct json_value *o, const char *key,
 		if (b->hi < b->lo)
 			return fail(msg, len, "key '%s': hi %g is below lo %g", key, b->hi, b->lo);
 	}
-	w = json__get(o, "fraction");
-	key_join(k, sizeof(k), key, "fraction");
-	if (!w) {
+	w = want_count ? json__get(o, "count") : json__get(o, "fraction");
+	key_join(k, sizeof(k), key, want_count ? "count" : "fraction");
+	if (!w && !want_count) {
 		/* a histogram of counts compares the same after normalizing */
 		w = json__get(o, "count");
 		if (w)
@@ -414,7 +414,7 @@ static int read_hist(const struct json_value *o, const char *key,
 	const struct json_value *bins, *cold;
 	char k[128];
 	size_t i;
-	int ret, has_cold = 0;
+	int ret, has_cold = 0, want_count = 0;
 
 	h->nbins = 0;
 	h->bins = NULL;
@@ -428,19 +428,32 @@ static int read_hist(const struct json_value *o, const char *key,
 	h->bins = calloc(bins->len + 1, sizeof(*h->bins));
 	if (!h->bins)
 		return -ENOMEM;
+	/*
+	 * A top-level "cold" is a count: it joins the bins only if they give
+	 * counts too (a fraction and a count do not add up).
+	 */
+	cold = json__get(o, "cold");
+	if (cold && cold->type == JSON_NUMBER) {
+		for (i = 0; i < bins->len; i++) {
+			const struct json_value *b = json__at(bins, i);
+
+			if (b && b->type == JSON_OBJECT && !json__get(b, "count"))
+				break;
+		}
+		want_count = i == bins->len;
+	}
 	for (i = 0; i < bins->len; i++) {
 		char kb[128], idx[24];
 
 		snprintf(idx, sizeof(idx), "%zu", i);
 		key_join(kb, sizeof(kb), k, idx);
-		ret = read_bin(json__at(bins, i), kb, &h->bins[i], msg, len);
+		ret = read_bin(json__at(bins, i), kb, &h->bins[i], want_count, msg, len);
 		if (ret)
 			goto out_free;
 		has_cold |= h->bins[i].kind == COMPARE_BIN_COLD;
 		h->nbins++;
 	}
-	cold = json__get(o, "cold");
-	if (cold && !has_cold && cold->type != JSON_NULL) {
+	if (cold && !has_cold && want_count) {
 		key_join(k, sizeof(k), key, "cold");
 		ret = read_number(cold, k, &h->bins[h->nbins].w, msg, len);
 		if (ret)

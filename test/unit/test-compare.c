@@ -347,3 +347,47 @@ LP_TEST(test_compare_text_pos, "compare: byte offset to line and column")
 	TEST_ASSERT(line == 1 && col == 1, "line %d col %d", line, col);
 	return TEST_OK;
 }
+
+/*
+ * ribench --expect style: bins with both fraction and count, and the cold
+ * accesses as a top-level count. The cold count joins the counts (same
+ * unit), never the fractions: a shifted histogram must not look identical.
+ */
+#define R3 "{\"command\":\"reuse\",\"granularity\":\"address\",\"cold\":1000,\"bins\":[" \
+	"{\"lo\":0,\"hi\":0,\"count\":30,\"fraction\":0.3}," \
+	"{\"lo\":1,\"hi\":1,\"count\":70,\"fraction\":0.7}]}"
+#define R4 "{\"command\":\"reuse\",\"granularity\":\"address\",\"cold\":1000,\"bins\":[" \
+	"{\"lo\":1,\"hi\":1,\"count\":30,\"fraction\":0.3}," \
+	"{\"lo\":2,\"hi\":3,\"count\":70,\"fraction\":0.7}]}"
+#define R5 "{\"command\":\"reuse\",\"granularity\":\"address\",\"cold\":1000,\"bins\":[" \
+	"{\"lo\":1,\"hi\":1,\"fraction\":0.3},{\"lo\":2,\"hi\":3,\"fraction\":0.7}]}"
+
+LP_TEST(test_compare_top_level_cold_count, "compare: a top-level cold count joins bin counts, not fractions")
+{
+	struct json_value *v3 = parse(R3), *v4 = parse(R4), *v5 = parse(R5);
+	struct compare_reuse a, b, c;
+	struct compare_reuse_result r;
+	char msg[COMPARE_MSG_LEN];
+
+	TEST_ASSERT(v3 && v4 && v5, "parse");
+	TEST_ASSERT(compare__read_reuse(v3, &a, msg, sizeof(msg)) == 0, "r3: %.60s", msg);
+	TEST_ASSERT(compare__read_reuse(v4, &b, msg, sizeof(msg)) == 0, "r4: %.60s", msg);
+	TEST_ASSERT(compare__read_reuse(v5, &c, msg, sizeof(msg)) == 0, "r5: %.60s", msg);
+	TEST_ASSERT(a.all.nbins == 3 && a.all.bins[2].kind == COMPARE_BIN_COLD, "cold joined counts");
+	TEST_ASSERT(c.all.nbins == 2, "cold count left out of fractions: %d bins", c.all.nbins);
+	TEST_ASSERT(compare__reuse(&a, &b, &r, msg, sizeof(msg)) == 0, "compare: %.60s", msg);
+	/* each 1100 in total: cold 1000 in common, 30 overlap at [1,1]: S = 1030/1100 */
+	TEST_ASSERT(NEAR(r.s, 1030.0 / 1100.0), "S=%.17g", r.s);
+	compare__reuse_result_free(&r);
+	/* without cold on one side the bins are fractions: S over the reuse bins */
+	TEST_ASSERT(compare__reuse(&b, &c, &r, msg, sizeof(msg)) == 0, "compare: %.60s", msg);
+	TEST_ASSERT(r.s < 0.1, "counts+cold vs fractions gave S=%g", r.s);
+	compare__reuse_result_free(&r);
+	compare__reuse_free(&a);
+	compare__reuse_free(&b);
+	compare__reuse_free(&c);
+	json__free(v3);
+	json__free(v4);
+	json__free(v5);
+	return TEST_OK;
+}
