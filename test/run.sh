@@ -14,8 +14,11 @@ add_counts() {	# file containing a "... N passed, N failed, N skipped" line
 	if [ -z "$line" ]; then
 		echo "FAILED: $2 printed no summary"; failed=$((failed + 1)); return
 	fi
-	set -- $(echo "$line" | sed -E 's/.*[^0-9]?([0-9]+) passed, ([0-9]+) failed(, ([0-9]+) skipped)?.*/\1 \2 \3/')
-	passed=$((passed + $1)); failed=$((failed + $2)); skipped=$((skipped + ${3:-0}))
+	local p f s
+	p=$(echo "$line" | grep -oE '[0-9]+ passed' | grep -oE '[0-9]+')
+	f=$(echo "$line" | grep -oE '[0-9]+ failed' | grep -oE '[0-9]+')
+	s=$(echo "$line" | grep -oE '[0-9]+ skipped' | grep -oE '[0-9]+')
+	passed=$((passed + ${p:-0})); failed=$((failed + ${f:-0})); skipped=$((skipped + ${s:-0}))
 }
 
 echo "== unit tests (test/unit-tests)"
