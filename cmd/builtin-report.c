@@ -10,7 +10,9 @@
 
 #include "cmd/builtin.h"
 #include "cmd/comdetect-report.h"
+#include "cmd/reuse-report.h"
 #include "core/comdetect.h"
+#include "core/reuse.h"
 #include "core/datafile.h"
 #include "core/symbols.h"
 
@@ -18,22 +20,111 @@ const char report_usage[] =
 	"usage: lociprof report [-i FILE] [options]\n"
 	"\n"
 	"Replay a data file saved with -o (or by lociprof record) through the\n"
-	"comdetect analysis and print its report, as the live command would.\n"
+	"analysis that recorded it (comdetect or reuse; comdetect for a file of\n"
+	"lociprof record) and print its report, as the live command would.\n"
 	"\n"
 	"    -i, --input FILE      data file (default lociprof.data)\n"
 	COMDETECT_OPTS_USAGE
+	"\nreuse recordings (lociprof reuse -o) also take:\n"
+	"        --cache SPEC      model these caches (default: the recording machine's)\n"
+	"        --access-rate N   memory accesses per ns of thread CPU time\n"
 	"    -h, --help            show this help\n";
+
+/* Replay a reuse recording: same configuration, same decisions, same result. */
+static int report_reuse(struct lp_datafile *f, struct lp_data_header *h,
+			struct reuse_opts *ro, const struct comdetect_opts *co,
+			const char *input, const char *cmdline)
+{
+	struct lp_actions acts = { 0 };
+	struct reuse_report r;
+	struct lp_symbols *syms;
+	struct lp_analysis *an;
+	struct reuse *ru;
+	struct lp_event ev;
+	u64 samples = 0, samples_addr = 0, cpu_ns = 0;
+	u32 pid = 0;
+	int ret, code = 0;
+
+	/* options both analyses take were parsed into the comdetect ones */
+	ro->json = co->json;
+	ro->svg = co->svg;
+	ro->color = co->color;
+	if (co->top != 5)
+		ro->top = co->top;
+	{
+		struct comdetect_config def;
+
+		comdetect__config_init(&def);
+		if (co->cfg.seed != def.seed)	/* --seed given */
+			ro->cfg.seed = co->cfg.seed;
+	}
+	ro->cfg.topo = ro->cfg.shared ? &h->topo : NULL;
+	ru = reuse__new(&ro->cfg);
+	syms = symbols__new();
+	if (!ru || !syms)
+		die("cannot set up the analysis: %s", strerror(errno));
+	an = reuse__analysis(ru);
+	while ((ret = datafile__read(f, &ev)) > 0) {
+		switch (ev.type) {
+		case LP_EV_MMAP:
+			symbols__add_mmap(syms, &ev.mmap);
+			break;
+		case LP_EV_THREAD_START:
+			if (!pid)
+				pid = ev.thread.pid;
+			break;
+		case LP_EV_THREAD_EXIT:
+			cpu_ns += ev.thread.cpu_ns;
+			break;
+		case LP_EV_SAMPLE:
+			samples++;
+			samples_addr += ev.sample.noaddr == LP_NOADDR_NONE;
+			break;
+		}
+		an->event(an, &ev, &acts);
+		lp_actions__reset(&acts);
+	}
+	if (ret < 0) {
+		error("'%s': %s after %llu events; reporting what was read", input,
+		      datafile__strerror(ret), (unsigned long long)datafile__nr_events(f));
+		code = 1;
+	}
+	an->finish(an);
+	memset(&r, 0, sizeof(r));
+	r.res = reuse__result(ru);
+	if (!r.res)
+		die("out of memory building the result");
+	r.syms = syms;
+	r.pid = pid;
+	r.sampler = h->facility;
+	r.period_unit = h->period_unit;
+	r.period = h->period;
+	r.command = cmdline;
+	r.samples = samples;
+	r.samples_addr = samples_addr;
+	r.cpu_ns = cpu_ns;
+	r.sync = !!(h->sampling_flags & LP_DATA_SAMPLING_SIGTRAP);
+	reuse_opts__caches(ro, &h->topo, &r);
+	ret = reuse_opts__output(ro, &r);
+	lp_actions__exit(&acts);
+	reuse__delete(ru);
+	symbols__delete(syms);
+	return code ? code : ret;
+}
 
 int cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "input", required_argument, NULL, 'i' },
 		COMDETECT_LONG_OPTS,
+		{ "cache", required_argument, NULL, 0x402 },
+		{ "access-rate", required_argument, NULL, 0x403 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *input = "lociprof.data";
 	struct comdetect_opts co;
+	struct reuse_opts ro;
 	struct comdetect_report r;
 	struct lp_data_header *h;
 	struct lp_actions acts = { 0 };
@@ -49,11 +140,14 @@ int cmd_report(int argc, char **argv)
 	int c, ret, i, n, code = 0;
 
 	comdetect_opts__init(&co);
+	reuse_opts__init(&ro);
 	while ((c = getopt_long(argc, argv, "+i:" COMDETECT_SHORT_OPTS "h", opts, NULL)) != -1) {
 		if (c == 'i')
 			input = optarg;
 		else if (c == 'h')
 			usage_exit(report_usage, 0);
+		else if (c == 0x402 || c == 0x403)
+			reuse_opts__parse(&ro, c, optarg, report_usage);
 		else if (!comdetect_opts__parse(&co, c, optarg, report_usage))
 			usage_exit(report_usage, 1);
 	}
@@ -67,6 +161,18 @@ int cmd_report(int argc, char **argv)
 		error("cannot read '%s': %s", input, datafile__strerror(ret));
 		free(h);
 		return 1;
+	}
+	if (!strncmp(h->analysis, "reuse", 5)) {
+		n = datafile__get_argv(h, args, ARRAY_SIZE(args));
+		for (i = 0; i < n; i++)
+			snprintf(cmdline + strlen(cmdline), sizeof(cmdline) - strlen(cmdline),
+				 "%s%s", i ? " " : "", args[i]);
+		if (reuse__analysis_parse(h->analysis, &ro.cfg))
+			warning("unknown analysis '%s': replaying as reuse", h->analysis);
+		ret = report_reuse(f, h, &ro, &co, input, cmdline);
+		datafile__close(f);
+		free(h);
+		return ret;
 	}
 	cd = comdetect__new(&co.cfg);
 	syms = symbols__new();

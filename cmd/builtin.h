@@ -37,6 +37,7 @@ int cmd_comdetect(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_pesbench(int argc, char **argv);
+int cmd_reuse(int argc, char **argv);
 int cmd_script(int argc, char **argv);
 
 extern const char list_usage[];
@@ -47,6 +48,7 @@ extern const char report_usage[];
 extern const char compare_usage[];
 extern const char pebs_ibs_compare_usage[];
 extern const char pesbench_usage[];
+extern const char reuse_usage[];
 extern const char script_usage[];
 
 #endif

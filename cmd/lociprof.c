@@ -21,6 +21,7 @@ const struct lp_cmd lp_commands[] = {
 	{ "test", cmd_test, test_usage, "Run self tests on this machine" },
 	{ "comdetect", cmd_comdetect, comdetect_usage, "Show which threads communicate through which cache lines" },
 	{ "compare", cmd_compare, compare_usage, "Compare two results: matrix or histogram similarity" },
+	{ "reuse", cmd_reuse, reuse_usage, "Show reuse-distance histograms of private and shared caches" },
 	{ "report", cmd_report, report_usage, "Replay a data file through an analysis and print its report" },
 	{ "pebs-ibs-compare", cmd_pesbench, pebs_ibs_compare_usage, "Characterize the precise sampling facilities (PEBS, IBS, soft)" },
 	{ "pesbench", cmd_pesbench, pesbench_usage, "Alias of pebs-ibs-compare" },

@@ -15,12 +15,19 @@ trap 'rm -rf "$TMP"' EXIT
 
 section() { [ -z "$ONLY" ] || [[ "$1" == *"$ONLY"* ]]; }
 
-# wall seconds of one run of "$@" (output discarded)
+# wall seconds of one run of "$@" (output discarded); a failed run is no
+# measurement: say so and stop
 wall() {
-	local t0 t1
+	local t0 t1 rc
 	t0=$(date +%s%N)
-	"$@" > /dev/null 2>&1
+	"$@" > /dev/null 2> "$TMP/wall.err"
+	rc=$?
 	t1=$(date +%s%N)
+	if [ $rc != 0 ]; then
+		echo "bench: '$*' failed (exit $rc): $(head -c 300 "$TMP/wall.err")" >&2
+		kill -TERM $$
+		exit 1
+	fi
 	echo "scale=4; ($t1 - $t0) / 1000000000" | bc
 }
 

@@ -1,0 +1,751 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cmd/builtin.h"
+#include "cmd/reuse-report.h"
+#include "core/json.h"
+#include "core/svg.h"
+
+#define MRC_MAX_LOG2	26	/* miss-ratio curve up to 2^26 lines (4 GiB) */
+
+void reuse_opts__init(struct reuse_opts *ro)
+{
+	memset(ro, 0, sizeof(*ro));
+	reuse__config_init(&ro->cfg);
+	ro->top = 10;
+	ro->color = isatty(STDOUT_FILENO);
+}
+
+int reuse_opts__parse(struct reuse_opts *ro, int c, const char *arg,
+		      const char *usage)
+{
+	char err[256];
+	char *end;
+
+	switch (c) {
+	case 0x400: ro->cfg.shared = 1; break;
+	case 0x401:
+		if (!strcmp(arg, "address")) {
+			ro->cfg.gran = REUSE_GRAN_ADDR;
+		} else if (!strcmp(arg, "line")) {
+			ro->cfg.gran = REUSE_GRAN_LINE;
+		} else {
+			error("--granularity expects address or line, not '%s'", arg);
+			usage_exit(usage, 1);
+		}
+		break;
+	case 0x402:
+		if (sdcm__parse(arg, ro->caches, REUSE_MAX_CACHES, &ro->ncaches,
+				err, sizeof(err))) {
+			error("--cache '%s': %s", arg, err);
+			usage_exit(usage, 1);
+		}
+		ro->cache_spec = arg;
+		break;
+	case 0x403:
+		ro->cfg.access_rate = strtod(arg, &end);
+		if (end == arg || *end || !(ro->cfg.access_rate > 0) ||
+		    ro->cfg.access_rate > REUSE_MAX_RATE) {
+			error("--access-rate expects accesses per ns in (0, %g], not '%s'",
+			      REUSE_MAX_RATE, arg);
+			usage_exit(usage, 1);
+		}
+		break;
+	case 0x404: ro->trace = arg; break;
+	case 0x405:
+		ro->cfg.nslots = (int)parse_ull_opt("--slots", arg);
+		if (ro->cfg.nslots < 1 || ro->cfg.nslots > 4) {
+			error("--slots expects 1..4, not '%s'", arg);
+			usage_exit(usage, 1);
+		}
+		break;
+	case 0x300: ro->cfg.seed = parse_ull_opt("--seed", arg); break;
+	case 0x301: ro->top = (int)parse_ull_opt("--top", arg); break;
+	case 0x302: ro->json = arg; break;
+	case 0x304: ro->svg = arg; break;
+	case 0x305: ro->color = 0; break;
+	default: return 0;
+	}
+	return 1;
+}
+
+void reuse_opts__caches(struct reuse_opts *ro, const struct lp_topology *topo,
+			struct reuse_report *r)
+{
+	int lvl, n = ro->ncaches;
+
+	r->caches = ro->caches;
+	r->cache_source = n ? "--cache" : NULL;
+	if (n || !topo)
+		goto out;
+	/* this machine: the data/unified caches of the first CPU, by level */
+	for (lvl = 1; lvl <= topology__llc_level(topo) && n < REUSE_MAX_CACHES; lvl++) {
+		const struct lp_cache *c = topology__cache_of(topo, lvl, lp_cpuset__first(&topo->caches[0].cpus));
+
+		if (!c || c->size == 0 || c->ways <= 0 || c->line_size != LP_CACHE_LINE)
+			continue;
+		snprintf(ro->caches[n].name, SDCM_NAME_MAX, "L%d", lvl);
+		ro->caches[n].size = c->size;
+		ro->caches[n].ways = (u32)c->ways;
+		ro->caches[n].line = (u32)c->line_size;
+		n++;
+	}
+	ro->ncaches = n;
+	r->cache_source = n ? "sysfs" : NULL;
+out:
+	r->ncaches = ro->ncaches;
+}
+
+int reuse_opts__output(struct reuse_opts *ro, struct reuse_report *r)
+{
+	int err, ret = 0;
+
+	r->top = ro->top;
+	r->color = ro->color;
+	if (!ro->json || strcmp(ro->json, "-"))
+		reuse_report__print(r, stdout);
+	if (ro->json && (err = reuse_report__json(r, ro->json))) {
+		error("cannot write '%s': %s", ro->json, strerror(-err));
+		ret = 128;
+	}
+	if (ro->svg && (err = reuse_report__svg(r, ro->svg))) {
+		error("cannot write SVG files to '%s': %s", ro->svg, strerror(-err));
+		ret = 128;
+	}
+	return ret;
+}
+
+void reuse__analysis_name(const struct reuse_config *cfg, char *buf, size_t len)
+{
+	struct reuse_config def;
+	int n;
+
+	reuse__config_init(&def);
+	n = snprintf(buf, len, "reuse%s%s", cfg->shared ? ",shared" : "",
+		     cfg->gran == REUSE_GRAN_LINE ? ",line" : "");
+	if (cfg->nslots && cfg->nslots != def.nslots && n > 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - n, ",slots=%d", cfg->nslots);
+	if (cfg->seed && cfg->seed != def.seed && n > 0 && (size_t)n < len) {
+		char s[40];
+
+		snprintf(s, sizeof(s), ",seed=%" PRIu64, cfg->seed);
+		if (strlen(s) < len - n)	/* else report needs --seed */
+			snprintf(buf + n, len - n, "%s", s);
+	}
+}
+
+int reuse__analysis_parse(const char *name, struct reuse_config *cfg)
+{
+	const char *p;
+
+	if (strncmp(name, "reuse", 5) || (name[5] && name[5] != ','))
+		return -EINVAL;
+	for (p = name + 5; *p == ','; ) {
+		size_t n;
+
+		p++;
+		n = strcspn(p, ",");
+		if (n == 6 && !strncmp(p, "shared", 6))
+			cfg->shared = 1;
+		else if (n == 4 && !strncmp(p, "line", 4))
+			cfg->gran = REUSE_GRAN_LINE;
+		else if (!strncmp(p, "slots=", 6))
+			cfg->nslots = atoi(p + 6);
+		else if (!strncmp(p, "seed=", 5))
+			cfg->seed = strtoull(p + 5, NULL, 10);
+		p += n;
+	}
+	return 0;
+}
+
+/* ---- wording shared by every output ---------------------------------- */
+
+static const char *gran_unit(const struct reuse_result *res)
+{
+	return res->gran == REUSE_GRAN_LINE ? "distinct 64-byte cache lines"
+					    : "distinct addresses (data elements)";
+}
+
+static const char *mode_desc(const struct reuse_result *res)
+{
+	return res->shared ? "shared (last-level cache shared by threads)"
+			   : "private (each thread's own caches)";
+}
+
+/* How reuse times became accesses, in one sentence. */
+static void time_desc(const struct reuse_report *r, char *buf, size_t len)
+{
+	const struct reuse_result *res = r->res;
+
+	if (r->exact) {
+		snprintf(buf, len, "exact: counted in the full access trace");
+		return;
+	}
+	snprintf(buf, len, "%s%s x access rate %.4g accesses/ns (%s)%s",
+		 res->shared ? "CPU ns of the threads on the cache (wall time x threads sharing it)"
+			     : "thread CPU ns elapsed between use and reuse",
+		 res->time_source == REUSE_TIME_WALL ? " [fallback: CLOCK_MONOTONIC, thread CPU time unknown]" :
+		 res->time_source == REUSE_TIME_MIXED ? " [partly CLOCK_MONOTONIC: thread CPU time missing]" : "",
+		 res->access_rate,
+		 res->rate_source == REUSE_RATE_USER ? "given with --access-rate" :
+		 res->rate_source == REUSE_RATE_STRIDE ? "estimated from the address strides of consecutive samples at one instruction" :
+		 res->rate_source == REUSE_RATE_COUNTER ? "loads+stores counters" :
+		 "DEFAULT: too few stride pairs to estimate, distances are in ns of CPU time; give --access-rate",
+		 r->sync == 1 ? "; watchpoints armed while the sampled thread was held (--sync)" :
+		 r->sync == 0 ? "; watchpoints armed without holding the thread (--async)" : "");
+}
+
+static double frac(double v, double total)
+{
+	return total > 0 ? v / total : 0;
+}
+
+/* Estimated invalidations / (reuses + invalidations), in weights. */
+static double inval_frac(const struct reuse_result *res)
+{
+	return frac(res->stack.inval, reuse_hist__total(&res->stack, REUSE_HIST_INVAL));
+}
+
+static int last_bin(const struct reuse_hist *h)
+{
+	int k;
+
+	for (k = REUSE_HIST_NBINS - 1; k >= 0; k--)
+		if (h->bin[k] > 0)
+			return k;
+	return -1;
+}
+
+static int first_bin(const struct reuse_hist *h)
+{
+	int k;
+
+	for (k = 0; k < REUSE_HIST_NBINS; k++)
+		if (h->bin[k] > 0)
+			return k;
+	return REUSE_HIST_NBINS;
+}
+
+static void bin_label(int k, char *buf, size_t len)
+{
+	u64 lo = reuse_hist__bin_lo(k), hi = reuse_hist__bin_max(k);
+
+	if (lo == hi)
+		snprintf(buf, len, "%" PRIu64, lo);
+	else
+		snprintf(buf, len, "%" PRIu64 "-%" PRIu64, lo, hi);
+}
+
+/*
+ * Lines from an address histogram, for the cache model: d_lines ~ d_addr x
+ * mean access size / 64 (dense data), a shift of log2(64 / size) bins.
+ */
+static void line_hist(const struct reuse_result *res, struct reuse_hist *out)
+{
+	int k, shift = 0;
+
+	if (res->gran == REUSE_GRAN_LINE) {
+		*out = res->stack;
+		return;
+	}
+	if (res->mean_access_size > 0 && res->mean_access_size < LP_CACHE_LINE)
+		shift = (int)lround(log2(LP_CACHE_LINE / res->mean_access_size));
+	reuse_hist__init(out, REUSE_STACK, REUSE_GRAN_LINE);
+	out->cold = res->stack.cold;
+	out->inval = res->stack.inval;
+	for (k = 0; k < REUSE_HIST_NBINS; k++)
+		out->bin[k - shift >= 1 ? k - shift : 0] += res->stack.bin[k];
+}
+
+static const char *line_note(const struct reuse_result *res)
+{
+	return res->gran == REUSE_GRAN_LINE ? "line distances as measured" :
+	       "line distances approximated from address distances x mean access size / 64";
+}
+
+/* ---- terminal --------------------------------------------------------- */
+
+static void print_hist(const struct reuse_report *r, FILE *f, const struct reuse_hist *h,
+		       const char *indent)
+{
+	double tot = reuse_hist__total(h, 0), all = reuse_hist__total(h, REUSE_HIST_ALL);
+	int k, lo = first_bin(h), hi = last_bin(h), j;
+	char label[48];
+
+	if (all <= 0) {
+		fprintf(f, "%s(nothing detected)\n", indent);
+		return;
+	}
+	for (k = lo; k <= hi; k++) {
+		double fr = frac(h->bin[k], tot);
+		int w = (int)(fr * 50 + 0.5);
+
+		bin_label(k, label, sizeof(label));
+		fprintf(f, "%s%-22s %6.1f%% %s", indent, label, 100 * fr,
+			r->color ? "\033[36m" : "");
+		for (j = 0; j < w; j++)
+			fputc('#', f);
+		fprintf(f, "%s\n", r->color ? "\033[0m" : "");
+	}
+	fprintf(f, "%s(fractions of %.0f reuses; beside them: %.0f invalidated, %.0f cold/no reuse seen)\n",
+		indent, tot, h->inval, h->cold);
+}
+
+static void site(const struct reuse_report *r, u64 ip, char *buf, size_t len)
+{
+	struct lp_srcloc loc;
+
+	if (r->syms && symbols__code(r->syms, r->pid, ip, &loc) == 0)
+		snprintf(buf, len, "%s %s:%u", loc.function, loc.file ? loc.file : "??", loc.line);
+	else
+		snprintf(buf, len, "%#" PRIx64, ip);
+}
+
+static void object(const struct reuse_report *r, u64 addr, char *buf, size_t len)
+{
+	struct lp_dataobj obj;
+
+	if (r->syms && symbols__data(r->syms, r->pid, addr, &obj) == 0) {
+		if (obj.name)
+			snprintf(buf, len, "%s+%#" PRIx64, obj.label, obj.offset);
+		else
+			snprintf(buf, len, "%s", obj.label);
+	} else {
+		snprintf(buf, len, "unknown");
+	}
+}
+
+/* Traps report the instruction after the access: step back into it. */
+static u64 reuse_site_ip(u64 ip)
+{
+	return ip ? ip - 1 : ip;
+}
+
+static int hit_rates(const struct reuse_report *r, double *hit)
+{
+	struct reuse_hist lh;
+	int i, n = 0;
+
+	line_hist(r->res, &lh);
+	for (i = 0; i < r->ncaches; i++) {
+		if (sdcm__hit_rate(&r->caches[i], &lh, &hit[i]))
+			hit[i] = NAN;
+		else
+			n++;
+	}
+	return n;
+}
+
+void reuse_report__print(const struct reuse_report *r, FILE *f)
+{
+	const struct reuse_result *res = r->res;
+	const struct reuse_stats *st = &res->stats;
+	double hit[REUSE_MAX_CACHES], mrc[MRC_MAX_LOG2 + 1], decided;
+	char desc[512], a[400], b[400], o[400], sz[32];
+	struct reuse_hist lh;
+	int i, n;
+
+	time_desc(r, desc, sizeof(desc));
+	fprintf(f, "# lociprof reuse: %s\n", r->command ? r->command : "");
+	fprintf(f, "# mode %s; granularity %s: stack (LRU) distances in %s\n",
+		mode_desc(res), res->gran == REUSE_GRAN_LINE ? "line" : "address", gran_unit(res));
+	if (r->exact)
+		fprintf(f, "# exact reuse distances of every access in the trace (no sampling)\n");
+	else
+		fprintf(f, "# sampler %s, period %" PRIu64 " %s; %" PRIu64 " samples, %" PRIu64
+			" with a data address; %" PRIu64 " armed watchpoints (%" PRIu64 " replaced before a trap)\n",
+			r->sampler, r->period,
+			r->period_unit && !strcmp(r->period_unit, "ns") ? "ns of thread CPU time" : r->period_unit,
+			r->samples, r->samples_addr, st->samples_used, st->replaced);
+	fprintf(f, "# reuse time: %s\n", desc);
+	if (!r->exact && res->rate_source != REUSE_RATE_STRIDE && res->stride_rate > 0)
+		fprintf(f, "# (the stride estimate would have been %.4g accesses/ns from %" PRIu64 " pairs)\n",
+			res->stride_rate, st->rate_pairs);
+	else if (!r->exact && res->rate_source == REUSE_RATE_STRIDE)
+		fprintf(f, "# (%" PRIu64 " stride pairs; the estimate assumes dense array walks)\n",
+			st->rate_pairs);
+
+	decided = (double)(res->reuses + res->invalidations);
+	fprintf(f, "\nCounts:\n");
+	fprintf(f, "  reuses          %10" PRIu64 "  %5.1f%%", res->reuses, 100 * frac(res->reuses, decided));
+	if (!r->exact)
+		fprintf(f, "  (temporal %" PRIu64 ", same 8-byte chunk %" PRIu64 ")", st->temporal, st->chunk);
+	if (res->shared)
+		fprintf(f, "  cross-thread %" PRIu64, res->cross_thread);
+	fprintf(f, "\n  invalidations   %10" PRIu64 "  %5.1f%%\n", res->invalidations,
+		100 * frac(res->invalidations, decided));
+	fprintf(f, "  cold/no reuse   %10" PRIu64 "\n", res->cold);
+	if (!r->exact)
+		fprintf(f, "  estimated invalidation fraction %.3f (detections weighted by 1/P(observed))\n",
+			inval_frac(res));
+
+	fprintf(f, "\nWhole program, stack reuse distance (%s):\n", gran_unit(res));
+	print_hist(r, f, &res->stack, "  ");
+	for (i = 0; i < res->nthreads; i++) {
+		const struct reuse_thread *t = &res->threads[i];
+
+		if (reuse_hist__total(&t->stack, REUSE_HIST_ALL) <= 0)
+			continue;
+		fprintf(f, "\nThread T%d (tid %u): %" PRIu64 " reuses, %" PRIu64 " invalidations, %"
+			PRIu64 " cold\n", i, t->tid, t->reuses, t->invalidations, t->cold);
+		print_hist(r, f, &t->stack, "  ");
+	}
+
+	fprintf(f, "\nPredicted hit rates (SDCM, %s; %s):\n",
+		r->cache_source ? r->cache_source : "no cache geometry", line_note(res));
+	n = r->ncaches ? hit_rates(r, hit) : 0;
+	for (i = 0; i < r->ncaches; i++) {
+		svg__bytes_label((double)r->caches[i].size, sz, sizeof(sz));
+		if (isnan(hit[i]))
+			fprintf(f, "  %-4s %6s %2u-way   (no data)\n", r->caches[i].name, sz, r->caches[i].ways);
+		else
+			fprintf(f, "  %-4s %6s %2u-way   hit %5.1f%%\n", r->caches[i].name, sz,
+				r->caches[i].ways, 100 * hit[i]);
+	}
+	if (!r->ncaches)
+		fprintf(f, "  (none: give --cache L1=48K:12,...)\n");
+	(void)n;
+	line_hist(res, &lh);
+	if (reuse_hist__total(&lh, REUSE_HIST_ALL) > 0 &&
+	    sdcm__mrc(&lh, 0, MRC_MAX_LOG2, mrc) == 0) {
+		fprintf(f, "\nMiss-ratio curve (fully associative LRU):");
+		for (i = 6; i <= MRC_MAX_LOG2; i += 2) {
+			svg__bytes_label((double)((u64)64 << i), sz, sizeof(sz));
+			fprintf(f, "%s %s %.3f", i == 6 ? "" : ",", sz, 1 - mrc[i]);
+		}
+		fputc('\n', f);
+	}
+
+	fprintf(f, "\nTop use -> reuse pairs:\n");
+	if (!res->npairs)
+		fprintf(f, "  (none)\n");
+	for (i = 0; i < res->npairs && i < r->top; i++) {
+		const struct reuse_pair *p = &res->pairs[i];
+
+		site(r, p->use_ip, a, sizeof(a));
+		site(r, reuse_site_ip(p->reuse_ip), b, sizeof(b));
+		object(r, p->addr, o, sizeof(o));
+		fprintf(f, "  #%d %" PRIu64 " reuses, %" PRIu64 " invalidations  (%s)\n", i + 1,
+			p->reuses, p->invalidations, o);
+		fprintf(f, "     use   %s\n     reuse %s\n", a, b);
+	}
+	if (!r->exact)
+		fprintf(f, "\n# traps %" PRIu64 " (stale %" PRIu64 ", late %" PRIu64 "); samples without a free slot "
+			"(reservoir kept the older watches) %" PRIu64 "\n", st->traps, st->traps_stale,
+			st->traps_late, st->samples_dropped);
+}
+
+/* ---- JSON ------------------------------------------------------------- */
+
+static void json_bins(struct json_writer *w, const char *key, const struct reuse_hist *h)
+{
+	double tot = reuse_hist__total(h, 0);
+	int k, hi = last_bin(h);
+
+	json__arr_begin(w, key);
+	for (k = first_bin(h); k <= hi; k++) {
+		json__obj_begin(w, NULL);
+		json__u64(w, "lo", reuse_hist__bin_lo(k));
+		json__u64(w, "hi", reuse_hist__bin_max(k));
+		json__double(w, "count", h->bin[k]);
+		json__double(w, "fraction", frac(h->bin[k], tot));
+		json__obj_end(w);
+	}
+	json__arr_end(w);
+}
+
+int reuse_report__json(const struct reuse_report *r, const char *path)
+{
+	const struct reuse_result *res = r->res;
+	double hit[REUSE_MAX_CACHES], mrc[MRC_MAX_LOG2 + 1];
+	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+	struct json_writer w;
+	struct reuse_hist lh;
+	char buf[512], addr[32];
+	int i, err;
+
+	if (!f)
+		return -errno;
+	json__init(&w, f, JSON_PRETTY);
+	json__obj_begin(&w, NULL);
+	json__str(&w, "command", "reuse");
+	json__str(&w, "mode", res->shared ? "shared" : "private");
+	json__str(&w, "granularity", res->gran == REUSE_GRAN_LINE ? "line" : "address");
+	json__str(&w, "metric", "stack");
+	json__str(&w, "unit", gran_unit(res));
+	json__str(&w, "sampler", r->sampler);
+	json__u64(&w, "period", r->period);
+	json__str(&w, "period_unit", r->period_unit);
+	json__str(&w, "program", r->command);
+	if (r->sync >= 0)
+		json__str(&w, "arming", r->sync ? "sync" : "async");
+	time_desc(r, buf, sizeof(buf));
+	json__obj_begin(&w, "reuse_time");
+	json__str(&w, "method", buf);
+	json__str(&w, "time_source", r->exact ? "trace" : reuse_time_source_names[res->time_source]);
+	json__str(&w, "rate_source", r->exact ? "trace" : reuse_rate_source_names[res->rate_source]);
+	json__double(&w, "access_rate", res->access_rate);
+	json__double(&w, "stride_rate", res->stride_rate);
+	json__u64(&w, "stride_pairs", res->stats.rate_pairs);
+	json__obj_end(&w);
+	json_bins(&w, "bins", &res->stack);
+	json_bins(&w, "time_bins", &res->time);
+	/*
+	 * reuses, invalidations, cold: in the unit of the bins' counts (the
+	 * estimate, detections weighted by 1 / P(observed); exact counts for
+	 * a trace), so that they add up; the raw detections apart
+	 */
+	json__double(&w, "reuses", reuse_hist__total(&res->stack, 0));
+	json__double(&w, "invalidations", res->stack.inval);
+	json__double(&w, "cold", res->stack.cold);
+	json__obj_begin(&w, "detections");
+	json__u64(&w, "reuses", res->reuses);
+	json__u64(&w, "invalidations", res->invalidations);
+	json__u64(&w, "cold", res->cold);
+	json__obj_end(&w);
+	json__u64(&w, "temporal", res->stats.temporal);
+	json__u64(&w, "chunk", res->stats.chunk);
+	json__u64(&w, "cross_thread", res->cross_thread);
+	json__double(&w, "invalidation_fraction", inval_frac(res));
+	json__u64(&w, "samples", r->samples);
+	json__u64(&w, "samples_with_address", r->samples_addr);
+	json__u64(&w, "watches", res->stats.samples_used);
+	json__u64(&w, "watches_replaced", res->stats.replaced);
+	json__u64(&w, "traps", res->stats.traps);
+	json__u64(&w, "cpu_ns", r->cpu_ns);
+	json__arr_begin(&w, "per_thread");
+	for (i = 0; i < res->nthreads; i++) {
+		const struct reuse_thread *t = &res->threads[i];
+
+		json__obj_begin(&w, NULL);
+		json__u64(&w, "index", i);
+		json__u64(&w, "tid", t->tid);
+		json__u64(&w, "samples", t->samples);
+		json__double(&w, "reuses", reuse_hist__total(&t->stack, 0));
+		json__double(&w, "invalidations", t->stack.inval);
+		json__double(&w, "cold", t->stack.cold);
+		json__obj_begin(&w, "detections");
+		json__u64(&w, "reuses", t->reuses);
+		json__u64(&w, "invalidations", t->invalidations);
+		json__u64(&w, "cold", t->cold);
+		json__obj_end(&w);
+		json__u64(&w, "cross_thread", t->cross_thread);
+		json_bins(&w, "bins", &t->stack);
+		json_bins(&w, "time_bins", &t->time);
+		json__obj_end(&w);
+	}
+	json__arr_end(&w);
+	json__str(&w, "cache_source", r->cache_source);
+	json__str(&w, "hit_rate_note", line_note(res));
+	json__arr_begin(&w, "hit_rates");
+	if (r->ncaches)
+		hit_rates(r, hit);
+	for (i = 0; i < r->ncaches; i++) {
+		json__obj_begin(&w, NULL);
+		json__str(&w, "name", r->caches[i].name);
+		json__u64(&w, "level", r->caches[i].name[0] == 'L' ? strtoul(r->caches[i].name + 1, NULL, 10) : 0);
+		json__u64(&w, "size", r->caches[i].size);
+		json__u64(&w, "ways", r->caches[i].ways);
+		json__double(&w, "hit", hit[i]);
+		json__obj_end(&w);
+	}
+	json__arr_end(&w);
+	line_hist(res, &lh);
+	json__arr_begin(&w, "miss_ratio_curve");
+	if (reuse_hist__total(&lh, REUSE_HIST_ALL) > 0 && sdcm__mrc(&lh, 0, MRC_MAX_LOG2, mrc) == 0) {
+		for (i = 0; i <= MRC_MAX_LOG2; i++) {
+			json__obj_begin(&w, NULL);
+			json__u64(&w, "size", (u64)LP_CACHE_LINE << i);
+			json__double(&w, "miss", 1 - mrc[i]);
+			json__obj_end(&w);
+		}
+	}
+	json__arr_end(&w);
+	json__arr_begin(&w, "pairs");
+	for (i = 0; i < res->npairs && i < r->top * 4; i++) {
+		const struct reuse_pair *p = &res->pairs[i];
+		struct lp_srcloc loc;
+
+		json__obj_begin(&w, NULL);
+		snprintf(addr, sizeof(addr), "%#" PRIx64, p->use_ip);
+		json__str(&w, "use_ip", addr);
+		snprintf(addr, sizeof(addr), "%#" PRIx64, reuse_site_ip(p->reuse_ip));
+		json__str(&w, "reuse_ip", addr);
+		site(r, p->use_ip, buf, sizeof(buf));
+		json__str(&w, "use", buf);
+		if (r->syms && symbols__code(r->syms, r->pid, p->use_ip, &loc) == 0) {
+			json__str(&w, "use_file", loc.file);
+			json__u64(&w, "use_line", loc.line);
+		}
+		site(r, reuse_site_ip(p->reuse_ip), buf, sizeof(buf));
+		json__str(&w, "reuse", buf);
+		if (r->syms && symbols__code(r->syms, r->pid, reuse_site_ip(p->reuse_ip), &loc) == 0) {
+			json__str(&w, "reuse_file", loc.file);
+			json__u64(&w, "reuse_line", loc.line);
+		}
+		object(r, p->addr, buf, sizeof(buf));
+		json__str(&w, "object", buf);
+		json__u64(&w, "thread", p->thread);
+		json__u64(&w, "reuses", p->reuses);
+		json__u64(&w, "invalidations", p->invalidations);
+		json__obj_end(&w);
+	}
+	json__arr_end(&w);
+	json__obj_end(&w);
+	err = json__finish(&w);
+	if (f != stdout && fclose(f) && !err)
+		err = -errno;
+	return err;
+}
+
+/* ---- SVG -------------------------------------------------------------- */
+
+static int make_dir(const char *dir)
+{
+	if (mkdir(dir, 0777) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+/* Bars over the union of the bins of @hs, fractions of each one's reuses. */
+static int svg_hists(const struct reuse_report *r, const char *path, const char *title,
+		     const char *xt, const struct reuse_hist *const *hs, const char *const *names,
+		     int nh)
+{
+	struct svg_series ser[SVG_MAX_SERIES];
+	char *labels[REUSE_HIST_NBINS];
+	double *y;
+	int lo = REUSE_HIST_NBINS, hi = -1, k, i, n, err;
+	struct svg_bars b;
+	FILE *f;
+
+	(void)r;
+	for (i = 0; i < nh; i++) {
+		if (first_bin(hs[i]) < lo)
+			lo = first_bin(hs[i]);
+		if (last_bin(hs[i]) > hi)
+			hi = last_bin(hs[i]);
+	}
+	if (hi < 0)
+		lo = hi = 0;
+	n = hi - lo + 1;
+	y = calloc((size_t)nh * n, sizeof(*y));
+	if (!y)
+		return -ENOMEM;
+	for (k = 0; k < n; k++) {
+		char buf[48];
+
+		bin_label(lo + k, buf, sizeof(buf));
+		labels[k] = strdup(buf);
+	}
+	for (i = 0; i < nh; i++) {
+		double tot = reuse_hist__total(hs[i], 0);
+
+		for (k = 0; k < n; k++)
+			y[i * n + k] = frac(hs[i]->bin[lo + k], tot);
+		ser[i].name = names[i];
+		ser[i].y = y + i * n;
+		ser[i].x = NULL;
+		ser[i].n = n;
+	}
+	memset(&b, 0, sizeof(b));
+	b.title = title;
+	b.x_title = xt;
+	b.y_title = "fraction of reuses";
+	b.n = n;
+	b.labels = (const char *const *)labels;
+	b.nseries = nh;
+	b.series = ser;
+	f = fopen(path, "w");
+	err = f ? svg__bars(f, &b) : -errno;
+	if (f && fclose(f) && !err)
+		err = -errno;
+	for (k = 0; k < n; k++)
+		free(labels[k]);
+	free(y);
+	return err;
+}
+
+int reuse_report__svg(const struct reuse_report *r, const char *dir)
+{
+	const struct reuse_result *res = r->res;
+	const struct reuse_hist *hs[SVG_MAX_SERIES];
+	const char *names[SVG_MAX_SERIES];
+	char path[4096], title[512], xt[160], nbuf[SVG_MAX_SERIES][24];
+	double mrc[MRC_MAX_LOG2 + 1], x[MRC_MAX_LOG2 + 1], y[MRC_MAX_LOG2 + 1];
+	struct svg_series s;
+	struct svg_lines l;
+	struct reuse_hist lh;
+	int err = make_dir(dir), i, n = 0;
+	FILE *f;
+
+	if (err)
+		return err;
+	snprintf(xt, sizeof(xt), "stack reuse distance, %s (log2 bins)", gran_unit(res));
+	snprintf(title, sizeof(title), "reuse distance (%s): %s", res->shared ? "shared cache" : "private",
+		 r->command ? r->command : "");
+	hs[0] = &res->stack;
+	names[0] = "all threads";
+	snprintf(path, sizeof(path), "%s/reuse-histogram.svg", dir);
+	err = svg_hists(r, path, title, xt, hs, names, 1);
+	if (err)
+		return err;
+	for (i = 0; i < res->nthreads && n < SVG_MAX_SERIES; i++) {
+		if (reuse_hist__total(&res->threads[i].stack, 0) <= 0)
+			continue;
+		snprintf(nbuf[n], sizeof(nbuf[n]), "T%d", i);
+		names[n] = nbuf[n];
+		hs[n++] = &res->threads[i].stack;
+	}
+	if (n) {
+		snprintf(path, sizeof(path), "%s/reuse-threads.svg", dir);
+		snprintf(title, sizeof(title), "reuse distance per thread: %s", r->command ? r->command : "");
+		err = svg_hists(r, path, title, xt, hs, names, n);
+		if (err)
+			return err;
+	}
+	hs[0] = &res->time;
+	names[0] = "all threads";
+	snprintf(path, sizeof(path), "%s/reuse-time.svg", dir);
+	snprintf(xt, sizeof(xt), "time reuse distance, accesses in between (log2 bins)");
+	snprintf(title, sizeof(title), "time reuse distance: %s", r->command ? r->command : "");
+	err = svg_hists(r, path, title, xt, hs, names, 1);
+	if (err)
+		return err;
+	line_hist(res, &lh);
+	n = 0;
+	if (reuse_hist__total(&lh, REUSE_HIST_ALL) > 0 && sdcm__mrc(&lh, 0, MRC_MAX_LOG2, mrc) == 0)
+		for (i = 0; i <= MRC_MAX_LOG2; i++, n++) {
+			x[n] = (double)((u64)LP_CACHE_LINE << i);
+			y[n] = 1 - mrc[i];
+		}
+	memset(&s, 0, sizeof(s));
+	s.name = "miss ratio";
+	s.x = x;
+	s.y = y;
+	s.n = n;
+	memset(&l, 0, sizeof(l));
+	snprintf(title, sizeof(title), "miss-ratio curve, fully associative LRU: %s",
+		 r->command ? r->command : "");
+	l.title = title;
+	l.x_title = "cache size (bytes)";
+	l.y_title = "miss ratio";
+	l.nseries = 1;
+	l.series = &s;
+	l.ymin = 0;
+	l.ymax = 1;
+	snprintf(path, sizeof(path), "%s/miss-ratio.svg", dir);
+	if (!n)
+		return 0;
+	f = fopen(path, "w");
+	err = f ? svg__lines(f, &l) : -errno;
+	if (f && fclose(f) && !err)
+		err = -errno;
+	return err;
+}

@@ -1,0 +1,1022 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ReuseTracker (seed 1, ch.6, Algorithms 2-3) as a pure event consumer. The
+ * definitions it implements are written down in reuse.h.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/reuse.h"
+
+#define RU_MAX_THREADS	(1u << 24)
+#define RU_NO_CPU	(~0u)
+#define RU_STRIDE_CAP	4096		/* (thread, ip) entries of the stride cache */
+#define RU_STRIDE_MAX	(1ull << 24)	/* accesses between two stride samples */
+
+const char *const reuse_rate_source_names[] = {
+	"default", "user", "stride", "counter",
+};
+
+const char *const reuse_time_source_names[] = {
+	"none", "thread_cpu", "wall", "mixed",
+};
+
+enum ru_kind {
+	RU_REUSE = 0,
+	RU_INVAL = 1,
+	RU_COLD = 2,
+};
+
+/* One watch: what a slot (debug register i of every thread) watches. */
+struct ru_watch {
+	u8 active;
+	u8 len, exact;
+	u32 owner;		/* use thread index */
+	u32 owner_cpu;
+	u64 cookie;
+	u64 addr;		/* watched (aligned) address */
+	u64 use_addr, use_ip;
+	u64 use_ns, use_time;	/* thread CPU ns (0 if unknown), wall ns */
+	double logp;		/* log P(armed and not yet replaced) */
+};
+
+struct ru_slot {
+	struct ru_watch cur, prev;	/* prev: censored, for late async traps */
+	double n;			/* reservoir counter */
+};
+
+struct ru_thread {
+	u32 tid;
+	u8 started, live;
+	u32 cpu;
+	u64 samples, reuses, invalidations, cold, cross;
+	u8 mode[REUSE_MAX_SLOTS];	/* current watch: 0, LP_WP_W, LP_WP_RW */
+	u8 pmode[REUSE_MAX_SLOTS];	/* previous (censored) watch */
+};
+
+struct ru_tidmap {
+	u32 tid, idx;
+	u8 used;
+};
+
+struct ru_det {			/* one detection */
+	u32 thread;
+	u8 kind;		/* enum ru_kind */
+	u8 wall;		/* ns is wall time, not thread CPU time */
+	u8 shared_k;		/* shared mode: CPU-time multiplier used */
+	double ns;
+	double w;		/* 1 / P(observed): Horvitz-Thompson weight */
+	u64 use_time;		/* when the use was sampled (window order) */
+	u64 use_ns;		/* thread CPU ns at the use (0: unknown) */
+	double acc;		/* accesses in between, set by ru_accesses */
+};
+
+struct ru_stride {
+	u64 key;		/* thread << 48 ^ ip, 0: empty */
+	u64 addr, ns;
+	u8 size;
+};
+
+struct ru_pairrec {
+	struct reuse_pair p;
+	u8 used;
+};
+
+struct reuse {
+	struct lp_analysis an;
+	struct reuse_config cfg;
+	u64 rng, cookie_gen;
+	struct ru_slot slot[REUSE_MAX_SLOTS];
+
+	struct ru_thread *thr;
+	u32 nthr, thr_cap, nlive;
+	struct ru_tidmap *tids;
+	u32 ntids, tids_cap;
+
+	struct ru_det *det;
+	size_t ndet, det_cap;
+
+	struct ru_stride *stride;
+	double *rates;
+	size_t nrates, rates_cap;
+	double size_sum;
+
+	struct ru_pairrec *pairs;	/* open addressing, 2 x max_pairs */
+	u32 pairs_cap;
+	int npairs;
+
+	double counter_last;		/* TODO(pebs/ibs): counter readings */
+	int finished;
+	struct reuse_stats st;
+
+	/* result snapshot */
+	struct reuse_result res;
+	struct reuse_thread *r_thr;
+	struct reuse_pair *r_pairs;
+};
+
+/* splitmix64, as comdetect: small, seeded, reproducible */
+static u64 ru_rand(struct reuse *ru)
+{
+	u64 z = (ru->rng += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* uniform in [0, 1) with 53 bits */
+static double ru_uniform(struct reuse *ru)
+{
+	return (ru_rand(ru) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static u64 hash64(u64 x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ull;
+	return x ^ (x >> 33);
+}
+
+void reuse__config_init(struct reuse_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->nslots = 4;
+	cfg->gran = REUSE_GRAN_ADDR;
+	cfg->seed = 0x72657573ull;	/* "reus" */
+	cfg->max_pairs = 4096;
+}
+
+static int ru_config_fill(struct reuse_config *c, const struct reuse_config *in)
+{
+	struct reuse_config def;
+
+	reuse__config_init(&def);
+	if (!in) {
+		*c = def;
+		return 0;
+	}
+	*c = *in;
+	if (!c->nslots)
+		c->nslots = def.nslots;
+	if (!c->seed)
+		c->seed = def.seed;
+	if (!c->max_pairs)
+		c->max_pairs = def.max_pairs;
+	if (c->nslots < 1 || c->nslots > REUSE_MAX_SLOTS ||
+	    (c->gran != REUSE_GRAN_ADDR && c->gran != REUSE_GRAN_LINE) ||
+	    c->max_pairs < 1 || c->max_pairs > (1 << 24) ||
+	    !(c->access_rate >= 0) || c->access_rate > REUSE_MAX_RATE)
+		return -EINVAL;
+	return 0;
+}
+
+u64 reuse__ns_to_accesses(double ns, double rate)
+{
+	double a = floor(ns * rate + 0.5) - 1;
+
+	if (!(a > 0))
+		return 0;
+	if (a >= 1.8e19)
+		return ~0ull;
+	return (u64)a;
+}
+
+/* ---- threads ---------------------------------------------------------- */
+
+static struct ru_thread *ru_thread_by_tid(struct reuse *ru, u32 tid)
+{
+	u32 mask = ru->tids_cap - 1, h;
+
+	if (!ru->tids_cap)
+		return NULL;
+	for (h = hash64(tid) & mask; ru->tids[h].used; h = (h + 1) & mask)
+		if (ru->tids[h].tid == tid)
+			return &ru->thr[ru->tids[h].idx];
+	return NULL;
+}
+
+static int ru_tidmap_set(struct reuse *ru, u32 tid, u32 idx)
+{
+	u32 mask, h, i;
+
+	if ((ru->ntids + 1) * 2 > ru->tids_cap) {
+		u32 cap = ru->tids_cap ? ru->tids_cap * 2 : 64, ocap = ru->tids_cap;
+		struct ru_tidmap *old = ru->tids, *v = calloc(cap, sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		ru->tids = v;
+		ru->tids_cap = cap;
+		ru->ntids = 0;
+		for (i = 0; i < ocap; i++)
+			if (old[i].used)
+				ru_tidmap_set(ru, old[i].tid, old[i].idx);
+		free(old);
+	}
+	mask = ru->tids_cap - 1;
+	for (h = hash64(tid) & mask; ru->tids[h].used; h = (h + 1) & mask) {
+		if (ru->tids[h].tid == tid) {	/* tid reused by a new thread */
+			ru->tids[h].idx = idx;
+			return 0;
+		}
+	}
+	ru->tids[h].used = 1;
+	ru->tids[h].tid = tid;
+	ru->tids[h].idx = idx;
+	ru->ntids++;
+	return 0;
+}
+
+static int ru_threads_grow(struct reuse *ru, u32 n)
+{
+	if (n > ru->thr_cap) {
+		u32 cap = ru->thr_cap ? ru->thr_cap : 16;
+		struct ru_thread *v;
+
+		while (cap < n)
+			cap *= 2;
+		v = realloc(ru->thr, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		memset(v + ru->thr_cap, 0, (cap - ru->thr_cap) * sizeof(*v));
+		ru->thr = v;
+		ru->thr_cap = cap;
+	}
+	if (n > ru->nthr)
+		ru->nthr = n;
+	return 0;
+}
+
+static u32 ru_index(struct reuse *ru, const struct ru_thread *t)
+{
+	return (u32)(t - ru->thr);
+}
+
+/* Do CPUs @a and @b share a last-level cache? Unknown: yes. */
+static int ru_share(const struct reuse *ru, u32 a, u32 b)
+{
+	if (!ru->cfg.topo || a == RU_NO_CPU || b == RU_NO_CPU || a == b)
+		return 1;
+	return topology__share_llc(ru->cfg.topo, (int)a, (int)b);
+}
+
+/* The mode thread @t gets for a watch owned by @owner on @owner_cpu. */
+static u8 ru_mode_for(const struct reuse *ru, u32 t, u32 owner, u32 owner_cpu)
+{
+	if (t == owner)
+		return LP_WP_RW;
+	if (ru->cfg.shared && ru_share(ru, owner_cpu, ru->thr[t].cpu))
+		return LP_WP_RW;
+	return LP_WP_W;
+}
+
+/* ---- actions ---------------------------------------------------------- */
+
+static int ru_push(struct reuse *ru, struct lp_actions *out, u8 op, u32 tid,
+		   int slot, const struct ru_watch *w, u8 mode, u64 time)
+{
+	struct lp_action a = {
+		.op = op, .slot = (u8)slot, .tid = tid, .addr = w->addr,
+		.cookie = w->cookie, .time = time,
+	};
+
+	if (op == LP_ACT_ARM) {
+		a.mode = mode;
+		a.len = w->len;
+		ru->st.arm_actions++;
+	} else {
+		ru->st.disarm_actions++;
+	}
+	return out ? lp_actions__push(out, &a) : 0;
+}
+
+/* Slot @i is done with its current watch: disarm it in every thread. */
+static int ru_disarm_slot(struct reuse *ru, int i, u64 time,
+			  struct lp_actions *out)
+{
+	struct ru_slot *s = &ru->slot[i];
+	u32 k;
+	int err;
+
+	for (k = 0; k < ru->nthr; k++) {
+		struct ru_thread *t = &ru->thr[k];
+
+		if (!t->mode[i])
+			continue;
+		t->mode[i] = 0;
+		if (!t->live)
+			continue;
+		err = ru_push(ru, out, LP_ACT_DISARM, t->tid, i, &s->cur, 0, time);
+		if (err)
+			return err;
+	}
+	s->cur.active = 0;
+	return 0;
+}
+
+/* ---- detections ------------------------------------------------------- */
+
+static int ru_record(struct reuse *ru, u32 thread, u8 kind, double ns,
+		     int wall, u8 k, double logp, u64 use_time, u64 use_ns)
+{
+	struct ru_det *d;
+
+	if (ru->ndet == ru->det_cap) {
+		size_t cap = ru->det_cap ? ru->det_cap * 2 : 1024;
+		struct ru_det *v = realloc(ru->det, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		ru->det = v;
+		ru->det_cap = cap;
+	}
+	d = &ru->det[ru->ndet++];
+	d->thread = thread;
+	d->kind = kind;
+	d->ns = ns;
+	d->wall = (u8)wall;
+	d->shared_k = k;
+	d->use_time = use_time;
+	d->use_ns = use_ns;
+	d->w = ru->cfg.unweighted ? 1.0 : exp(logp < -log(REUSE_MAX_WEIGHT) ?
+						log(REUSE_MAX_WEIGHT) : -logp);
+	switch (kind) {
+	case RU_REUSE: ru->thr[thread].reuses++; break;
+	case RU_INVAL: ru->thr[thread].invalidations++; break;
+	default: ru->thr[thread].cold++; break;
+	}
+	return 0;
+}
+
+static void ru_pair_add(struct reuse *ru, const struct ru_watch *w, u64 trap_ip,
+			int inval)
+{
+	u64 key = hash64(w->use_ip * 31 + trap_ip);
+	u32 mask = ru->pairs_cap - 1, h;
+
+	for (h = key & mask; ru->pairs[h].used; h = (h + 1) & mask) {
+		struct reuse_pair *p = &ru->pairs[h].p;
+
+		if (p->use_ip == w->use_ip && p->reuse_ip == trap_ip)
+			break;
+	}
+	if (!ru->pairs[h].used) {
+		if (ru->npairs >= ru->cfg.max_pairs)
+			return;
+		ru->pairs[h].used = 1;
+		ru->pairs[h].p.use_ip = w->use_ip;
+		ru->pairs[h].p.reuse_ip = trap_ip;
+		ru->pairs[h].p.addr = w->use_addr;
+		ru->pairs[h].p.thread = w->owner;
+		ru->npairs++;
+	}
+	if (inval)
+		ru->pairs[h].p.invalidations++;
+	else
+		ru->pairs[h].p.reuses++;
+}
+
+/* ---- stride estimate of the access rate ------------------------------- */
+
+static int ru_rate_push(struct reuse *ru, double r)
+{
+	if (ru->nrates == ru->rates_cap) {
+		size_t cap = ru->rates_cap ? ru->rates_cap * 2 : 256;
+		double *v = realloc(ru->rates, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		ru->rates = v;
+		ru->rates_cap = cap;
+	}
+	ru->rates[ru->nrates++] = r;
+	return 0;
+}
+
+static int ru_stride(struct reuse *ru, u32 thread, const struct lp_sample *s)
+{
+	u64 key = ((u64)(thread + 1) << 48) ^ s->ip, h;
+	struct ru_stride *e;
+	int err = 0;
+
+	if (!key)
+		key = 1;
+	h = hash64(key) & (RU_STRIDE_CAP - 1);
+	e = &ru->stride[h];
+	if (e->key == key && s->thread_ns > e->ns && e->size == s->size && s->size) {
+		u64 d = s->addr > e->addr ? s->addr - e->addr : e->addr - s->addr;
+		double ns = (double)(s->thread_ns - e->ns);
+
+		if (d && d % s->size == 0 && d / s->size <= RU_STRIDE_MAX) {
+			double r = (double)(d / s->size) / ns;
+
+			if (r <= REUSE_MAX_RATE)
+				err = ru_rate_push(ru, r);
+		}
+	}
+	e->key = key;
+	e->addr = s->addr;
+	e->ns = s->thread_ns;
+	e->size = s->size;
+	return err;
+}
+
+static int dbl_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* ---- events ----------------------------------------------------------- */
+
+/* Aligned 1/2/4/8-byte block watching the access (see reuse.h). */
+static void ru_watch_bytes(const struct reuse *ru, const struct lp_sample *s,
+			   struct ru_watch *w)
+{
+	u64 size = s->size ? s->size : 8, len;
+
+	w->exact = 0;
+	if (ru->cfg.gran == REUSE_GRAN_ADDR) {
+		for (len = 1; len <= 8; len <<= 1) {
+			if (len < size)
+				continue;
+			if ((s->addr & ~(len - 1)) + len >= s->addr + size) {
+				w->addr = s->addr & ~(len - 1);
+				w->len = (u8)len;
+				w->exact = w->addr == s->addr && len == size;
+				return;
+			}
+		}
+	}
+	w->addr = s->addr & ~7ull;
+	w->len = 8;
+	w->exact = ru->cfg.gran == REUSE_GRAN_ADDR && w->addr == s->addr && size == 8;
+}
+
+static int ru_arm_thread(struct reuse *ru, int i, struct ru_thread *t, u64 time,
+			 struct lp_actions *out)
+{
+	struct ru_slot *s = &ru->slot[i];
+	u8 mode = ru_mode_for(ru, ru_index(ru, t), s->cur.owner, s->cur.owner_cpu);
+
+	t->mode[i] = mode;
+	return ru_push(ru, out, LP_ACT_ARM, t->tid, i, &s->cur, mode, time);
+}
+
+static int ru_sample(struct reuse *ru, const struct lp_sample *s,
+		     struct lp_actions *out)
+{
+	int order[REUSE_MAX_SLOTS], n = 0, i, j, err;
+	double miss;
+	struct ru_thread *t;
+	struct ru_slot *sl = NULL;
+	u32 me, k;
+
+	ru->st.samples++;
+	if (s->noaddr != LP_NOADDR_NONE || s->kind == LP_ACCESS_NONE ||
+	    s->kind > LP_ACCESS_ATOMIC) {
+		ru->st.samples_noaddr++;
+		return 0;
+	}
+	t = ru_thread_by_tid(ru, s->tid);
+	if (!t || !t->live) {
+		ru->st.samples_unknown++;
+		return 0;
+	}
+	me = ru_index(ru, t);
+	if (s->cpu != RU_NO_CPU)
+		t->cpu = s->cpu;
+	t->samples++;
+	ru->size_sum += s->size ? s->size : 8;
+	if (s->thread_ns && (err = ru_stride(ru, me, s)))
+		return err;
+
+	/* Algorithm 2: inactive slots first, then active, each by index */
+	for (j = 0; j < 2; j++)
+		for (i = 0; i < ru->cfg.nslots; i++)
+			if (!ru->slot[i].cur.active == !j)
+				order[n++] = i;
+	/* P(some slot takes it) = 1 - prod over all slots of (1 - 1/n) */
+	for (j = 0, miss = 1; j < n; j++)
+		miss *= 1.0 - 1.0 / ru->slot[order[j]].n;
+	for (j = 0; j < n; j++) {
+		struct ru_slot *c = &ru->slot[order[j]];
+		int take = ru_uniform(ru) * c->n < 1.0;	/* r < 1/n */
+
+		/* an examined watch that stays survived this with p 1 - 1/n */
+		if (!take && c->cur.active)
+			c->cur.logp += log1p(-1.0 / c->n);
+		c->n += 1.0;
+		if (take) {
+			sl = c;
+			break;
+		}
+	}
+	if (!sl) {
+		ru->st.samples_dropped++;
+		return 0;
+	}
+	i = (int)(sl - ru->slot);
+	if (sl->cur.active) {	/* censored: its reuse was not seen */
+		ru->st.replaced++;
+		sl->prev = sl->cur;
+		for (k = 0; k < ru->nthr; k++)
+			ru->thr[k].pmode[i] = ru->thr[k].mode[i];
+	} else {
+		sl->prev.active = 0;
+	}
+	memset(&sl->cur, 0, sizeof(sl->cur));
+	ru_watch_bytes(ru, s, &sl->cur);
+	sl->cur.active = 1;
+	sl->cur.owner = me;
+	sl->cur.owner_cpu = t->cpu;
+	sl->cur.cookie = ++ru->cookie_gen << 8 | (u64)i;
+	sl->cur.use_addr = s->addr;
+	sl->cur.use_ip = s->ip;
+	sl->cur.use_ns = s->thread_ns;
+	sl->cur.use_time = s->time;
+	sl->cur.logp = miss < 1 ? log1p(-miss) : -INFINITY;
+	ru->st.samples_used++;
+
+	/* the sampling thread first: on the sync path it is the one held */
+	err = ru_arm_thread(ru, i, t, s->time, out);
+	for (k = 0; !err && k < ru->nthr; k++) {
+		if (k == me)
+			continue;
+		if (!ru->thr[k].live) {
+			ru->thr[k].mode[i] = 0;
+			continue;
+		}
+		err = ru_arm_thread(ru, i, &ru->thr[k], s->time, out);
+	}
+	return err;
+}
+
+/* Shared mode: threads whose CPU time runs on the use's cache at once. */
+static u8 ru_shared_k(const struct reuse *ru, const struct ru_watch *w)
+{
+	u32 k, n = 0, ncpus = 0;
+
+	for (k = 0; k < ru->nthr; k++)
+		if (ru->thr[k].live && ru_share(ru, w->owner_cpu, ru->thr[k].cpu))
+			n++;
+	if (ru->cfg.topo && w->owner_cpu != RU_NO_CPU) {
+		const struct lp_cache *c;
+		int lvl = topology__llc_level(ru->cfg.topo);
+
+		c = lvl ? topology__cache_of(ru->cfg.topo, lvl, (int)w->owner_cpu) : NULL;
+		if (c)
+			ncpus = (u32)lp_cpuset__count(&c->cpus);
+	}
+	if (ncpus && n > ncpus)
+		n = ncpus;
+	if (n < 1)
+		n = 1;
+	return n > 255 ? 255 : (u8)n;
+}
+
+static int ru_trap(struct reuse *ru, const struct lp_trap *tr,
+		   struct lp_actions *out)
+{
+	struct ru_thread *t = ru_thread_by_tid(ru, tr->tid);
+	struct ru_watch *w;
+	struct ru_slot *sl;
+	int current, i = tr->slot, wall, err;
+	u8 mode, k = 1;
+	u32 me;
+	double ns;
+
+	ru->st.traps++;
+	if (!t || !t->live || i >= ru->cfg.nslots) {
+		ru->st.traps_stale++;
+		return 0;
+	}
+	sl = &ru->slot[i];
+	if (sl->cur.active && sl->cur.cookie == tr->cookie && t->mode[i]) {
+		current = 1;
+		w = &sl->cur;
+		mode = t->mode[i];
+	} else if (sl->prev.active && sl->prev.cookie == tr->cookie && t->pmode[i]) {
+		current = 0;
+		w = &sl->prev;
+		mode = t->pmode[i];
+		ru->st.traps_late++;
+	} else {
+		ru->st.traps_stale++;
+		return 0;
+	}
+	me = ru_index(ru, t);
+	if (tr->cpu != RU_NO_CPU)
+		t->cpu = tr->cpu;
+
+	if (mode == LP_WP_RW) {
+		if (!ru->cfg.shared && w->use_ns && tr->thread_ns &&
+		    tr->thread_ns >= w->use_ns) {
+			ns = (double)(tr->thread_ns - w->use_ns);
+			wall = 0;
+		} else {
+			ns = tr->time > w->use_time ? (double)(tr->time - w->use_time) : 0;
+			wall = 1;
+			if (ru->cfg.shared) {
+				k = ru_shared_k(ru, w);
+				ns *= k;
+			}
+		}
+		err = ru_record(ru, w->owner, RU_REUSE, ns, wall, k, w->logp, w->use_time, w->use_ns);
+		if (err)
+			return err;
+		if (me != w->owner)
+			ru->thr[w->owner].cross++;
+		if (w->exact)
+			ru->st.temporal++;
+		else
+			ru->st.chunk++;
+		ru_pair_add(ru, w, tr->ip, 0);
+	} else {
+		err = ru_record(ru, w->owner, RU_INVAL, 0, 0, 1, w->logp, w->use_time, 0);
+		if (err)
+			return err;
+		ru_pair_add(ru, w, tr->ip, 1);
+	}
+	sl->n = 1.0;
+	if (!current) {	/* one decision per watch; its registers moved on */
+		sl->prev.active = 0;
+		return 0;
+	}
+	return ru_disarm_slot(ru, i, tr->time, out);
+}
+
+static int ru_thread_start(struct reuse *ru, const struct lp_thread *th,
+			   struct lp_actions *out)
+{
+	struct ru_thread *t;
+	int i, err;
+
+	if (th->index >= RU_MAX_THREADS)
+		return -EINVAL;
+	err = ru_threads_grow(ru, th->index + 1);
+	if (err)
+		return err;
+	t = &ru->thr[th->index];
+	if (t->started && t->live && t->tid == th->tid)
+		return 0;	/* repeated start: keep its watches */
+	if (t->started && t->live)
+		ru->nlive--;
+	memset(t, 0, sizeof(*t));
+	t->tid = th->tid;
+	t->cpu = th->cpu;
+	t->started = t->live = 1;
+	ru->nlive++;
+	err = ru_tidmap_set(ru, th->tid, th->index);
+	/* it may store to (or reuse) what the active slots watch */
+	for (i = 0; !err && i < ru->cfg.nslots; i++)
+		if (ru->slot[i].cur.active)
+			err = ru_arm_thread(ru, i, t, th->time, out);
+	return err;
+}
+
+static int ru_thread_exit(struct reuse *ru, const struct lp_thread *th,
+			  struct lp_actions *out)
+{
+	struct ru_thread *t = ru_thread_by_tid(ru, th->tid);
+	u32 me;
+	int i, err;
+
+	if (!t || !t->live)
+		return 0;
+	me = ru_index(ru, t);
+	/* its debug registers died with it */
+	t->live = 0;
+	ru->nlive--;
+	memset(t->mode, 0, sizeof(t->mode));
+	memset(t->pmode, 0, sizeof(t->pmode));
+	for (i = 0; i < ru->cfg.nslots; i++) {
+		struct ru_slot *sl = &ru->slot[i];
+
+		if (sl->prev.active && sl->prev.owner == me && !ru->cfg.shared)
+			sl->prev.active = 0;
+		if (!sl->cur.active || sl->cur.owner != me || ru->cfg.shared)
+			continue;
+		/* private: no reuse by its owner can follow */
+		err = ru_record(ru, me, RU_COLD, 0, 0, 1, sl->cur.logp, sl->cur.use_time, 0);
+		if (!err)
+			err = ru_disarm_slot(ru, i, th->time, out);
+		if (err)
+			return err;
+		sl->n = 1.0;
+	}
+	return 0;
+}
+
+int reuse__counter(struct reuse *ru, const struct lp_counter *c)
+{
+	/*
+	 * TODO(pebs/ibs): keep each thread's latest loads+stores reading and
+	 * stamp it on its samples and traps; the reuse time is then the counter
+	 * difference (REUSE_RATE_COUNTER) instead of rate x thread CPU ns.
+	 */
+	ru->counter_last = (double)c->value;
+	return 0;
+}
+
+int reuse__event(struct reuse *ru, const struct lp_event *ev,
+		 struct lp_actions *out)
+{
+	switch (ev->type) {
+	case LP_EV_THREAD_START:
+		return ru_thread_start(ru, &ev->thread, out);
+	case LP_EV_THREAD_EXIT:
+		return ru_thread_exit(ru, &ev->thread, out);
+	case LP_EV_SAMPLE:
+		return ru_sample(ru, &ev->sample, out);
+	case LP_EV_TRAP:
+		return ru_trap(ru, &ev->trap, out);
+	case LP_EV_COUNTER:
+		return reuse__counter(ru, &ev->counter);
+	default:		/* action echoes, mmaps, lost: not ours */
+		return 0;
+	}
+}
+
+int reuse__finish(struct reuse *ru)
+{
+	int i, err;
+
+	if (ru->finished)
+		return 0;
+	ru->finished = 1;
+	/* a use still watched at the end has no reuse in the run: infinite */
+	for (i = 0; i < ru->cfg.nslots; i++) {
+		struct ru_slot *sl = &ru->slot[i];
+
+		if (!sl->cur.active)
+			continue;
+		err = ru_record(ru, sl->cur.owner, RU_COLD, 0, 0, 1, sl->cur.logp, sl->cur.use_time, 0);
+		if (err)
+			return err;
+		sl->cur.active = 0;
+	}
+	return 0;
+}
+
+/* ---- results ---------------------------------------------------------- */
+
+static void ru_result_free(struct reuse *ru)
+{
+	free(ru->r_thr);
+	free(ru->r_pairs);
+	ru->r_thr = NULL;
+	ru->r_pairs = NULL;
+}
+
+static int ru_pair_cmp(const void *pa, const void *pb)
+{
+	const struct reuse_pair *a = pa, *b = pb;
+	u64 na = a->reuses + a->invalidations, nb = b->reuses + b->invalidations;
+
+	if (na != nb)
+		return na < nb ? 1 : -1;
+	if (a->use_ip != b->use_ip)
+		return a->use_ip < b->use_ip ? -1 : 1;
+	return a->reuse_ip < b->reuse_ip ? -1 : a->reuse_ip > b->reuse_ip;
+}
+
+static double ru_rate(struct reuse *ru, struct reuse_result *r)
+{
+	r->stride_rate = 0;
+	ru->st.rate_pairs = ru->nrates;
+	if (ru->nrates >= REUSE_MIN_RATE_PAIRS) {
+		qsort(ru->rates, ru->nrates, sizeof(*ru->rates), dbl_cmp);
+		r->stride_rate = ru->nrates % 2 ? ru->rates[ru->nrates / 2] :
+			(ru->rates[ru->nrates / 2 - 1] + ru->rates[ru->nrates / 2]) / 2;
+	}
+	if (ru->cfg.access_rate > 0) {
+		r->rate_source = REUSE_RATE_USER;
+		return ru->cfg.access_rate;
+	}
+	if (r->stride_rate > 0) {
+		r->rate_source = REUSE_RATE_STRIDE;
+		return r->stride_rate;
+	}
+	r->rate_source = REUSE_RATE_DEFAULT;
+	return 1.0;
+}
+
+static int ru_det_time_cmp(const void *pa, const void *pb)
+{
+	const struct ru_det *a = *(const struct ru_det *const *)pa;
+	const struct ru_det *b = *(const struct ru_det *const *)pb;
+
+	return a->use_time < b->use_time ? -1 : a->use_time > b->use_time;
+}
+
+/* Accesses between use and reuse: elapsed ns x the run's access rate. */
+static void ru_accesses(struct reuse *ru, const struct reuse_result *r)
+{
+	size_t d;
+
+	for (d = 0; d < ru->ndet; d++)
+		ru->det[d].acc = ru->det[d].ns * r->access_rate;
+}
+
+static void ru_add_det(struct reuse_hist *h, const struct ru_det *x, double rate)
+{
+	(void)rate;
+	if (x->kind == RU_REUSE)
+		reuse_hist__add(h, reuse__ns_to_accesses(x->acc, 1.0), x->w);
+	else if (x->kind == RU_INVAL)
+		reuse_hist__add_inval(h, x->w);
+	else
+		reuse_hist__add_cold(h, x->w);
+}
+
+/*
+ * Footprint conversion window by window: the detections of @v (sorted by
+ * use time) in runs of cfg.window, each converted with its own time
+ * histogram, summed into @stack (see reuse.h).
+ */
+static void ru_convert_run(struct reuse *ru, struct ru_det **v, size_t nv,
+			   double rate, struct reuse_hist *stack)
+{
+	size_t k = ru->cfg.window > 0 ? (size_t)ru->cfg.window : nv, a, b, j;
+	struct reuse_hist t, st;
+
+	reuse_hist__init(stack, REUSE_STACK, ru->cfg.gran);
+	qsort(v, nv, sizeof(*v), ru_det_time_cmp);
+	for (a = 0; a < nv; a = b) {
+		b = a + k < nv ? a + k : nv;
+		if (nv - b < k / 2)	/* a short tail joins the last window */
+			b = nv;
+		reuse_hist__init(&t, REUSE_TIME, ru->cfg.gran);
+		for (j = a; j < b; j++)
+			ru_add_det(&t, v[j], rate);
+		if (reuse_hist__time_to_stack(&t, &st) == 0)
+			reuse_hist__merge(stack, &st);
+	}
+}
+
+static int ru_convert(struct reuse *ru, struct reuse_result *r, u32 n)
+{
+	struct ru_det **v = malloc((ru->ndet ? ru->ndet : 1) * sizeof(*v));
+	size_t d, nv;
+	u32 i;
+
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		for (d = nv = 0; d < ru->ndet; d++)
+			if (ru->det[d].thread == i)
+				v[nv++] = &ru->det[d];
+		ru_convert_run(ru, v, nv, r->access_rate, &ru->r_thr[i].stack);
+	}
+	if (ru->cfg.shared) {	/* one cache: one stream of every thread */
+		for (d = 0; d < ru->ndet; d++)
+			v[d] = &ru->det[d];
+		ru_convert_run(ru, v, ru->ndet, r->access_rate, &r->stack);
+	} else {		/* private caches: the sum of the threads' */
+		reuse_hist__init(&r->stack, REUSE_STACK, ru->cfg.gran);
+		for (i = 0; i < n; i++)
+			reuse_hist__merge(&r->stack, &ru->r_thr[i].stack);
+	}
+	free(v);
+	return 0;
+}
+
+const struct reuse_result *reuse__result(struct reuse *ru)
+{
+	struct reuse_result *r = &ru->res;
+	u32 n = ru->nthr, i;
+	int nwall = 0, ncpu = 0, k;
+	size_t d;
+
+	ru_result_free(ru);
+	memset(r, 0, sizeof(*r));
+	ru->r_thr = calloc(n ? n : 1, sizeof(*ru->r_thr));
+	ru->r_pairs = calloc(ru->npairs ? ru->npairs : 1, sizeof(*ru->r_pairs));
+	if (!ru->r_thr || !ru->r_pairs) {
+		ru_result_free(ru);
+		return NULL;
+	}
+	r->shared = ru->cfg.shared;
+	r->gran = ru->cfg.gran;
+	r->access_rate = ru_rate(ru, r);
+	ru_accesses(ru, r);
+	reuse_hist__init(&r->time, REUSE_TIME, ru->cfg.gran);
+	for (i = 0; i < n; i++) {
+		struct reuse_thread *t = &ru->r_thr[i];
+		const struct ru_thread *s = &ru->thr[i];
+
+		t->tid = s->started ? s->tid : 0;
+		t->samples = s->samples;
+		t->reuses = s->reuses;
+		t->invalidations = s->invalidations;
+		t->cold = s->cold;
+		t->cross_thread = s->cross;
+		reuse_hist__init(&t->time, REUSE_TIME, ru->cfg.gran);
+		reuse_hist__init(&t->stack, REUSE_STACK, ru->cfg.gran);
+		r->reuses += s->reuses;
+		r->invalidations += s->invalidations;
+		r->cold += s->cold;
+		r->cross_thread += s->cross;
+	}
+	for (d = 0; d < ru->ndet; d++) {
+		const struct ru_det *x = &ru->det[d];
+		struct reuse_hist *h = &ru->r_thr[x->thread].time;
+
+		ru_add_det(h, x, r->access_rate);
+		if (x->kind == RU_REUSE && x->wall)
+			nwall++;
+		else if (x->kind == RU_REUSE)
+			ncpu++;
+	}
+	r->time_source = !nwall && !ncpu ? REUSE_TIME_NONE :
+			 !nwall ? REUSE_TIME_THREAD_CPU :
+			 !ncpu ? REUSE_TIME_WALL : REUSE_TIME_MIXED;
+	for (i = 0; i < n; i++)
+		reuse_hist__merge(&r->time, &ru->r_thr[i].time);
+	if (ru_convert(ru, r, n))
+		return NULL;
+	r->nthreads = n;
+	r->threads = ru->r_thr;
+	r->mean_access_size = ru->st.samples_used + ru->st.samples_dropped ?
+		ru->size_sum / (double)(ru->st.samples_used + ru->st.samples_dropped) : 0;
+	for (k = 0; k < (int)ru->pairs_cap; k++)
+		if (ru->pairs[k].used)
+			ru->r_pairs[r->npairs++] = ru->pairs[k].p;
+	qsort(ru->r_pairs, r->npairs, sizeof(*ru->r_pairs), ru_pair_cmp);
+	r->pairs = ru->r_pairs;
+	r->stats = ru->st;
+	return r;
+}
+
+/* ---- lifetime --------------------------------------------------------- */
+
+static int ru_an_event(struct lp_analysis *an, const struct lp_event *ev,
+		       struct lp_actions *out)
+{
+	return reuse__event(an->priv, ev, out);
+}
+
+static int ru_an_finish(struct lp_analysis *an)
+{
+	return reuse__finish(an->priv);
+}
+
+struct lp_analysis *reuse__analysis(struct reuse *ru)
+{
+	return &ru->an;
+}
+
+struct reuse *reuse__new(const struct reuse_config *cfg)
+{
+	struct reuse *ru = calloc(1, sizeof(*ru));
+	int i, err;
+
+	if (!ru) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	err = ru_config_fill(&ru->cfg, cfg);
+	if (err) {
+		free(ru);
+		errno = -err;
+		return NULL;
+	}
+	ru->rng = ru->cfg.seed;
+	for (i = 0; i < REUSE_MAX_SLOTS; i++)
+		ru->slot[i].n = 1.0;
+	for (ru->pairs_cap = 16; ru->pairs_cap < 2u * ru->cfg.max_pairs; )
+		ru->pairs_cap *= 2;
+	ru->pairs = calloc(ru->pairs_cap, sizeof(*ru->pairs));
+	ru->stride = calloc(RU_STRIDE_CAP, sizeof(*ru->stride));
+	if (!ru->pairs || !ru->stride) {
+		reuse__delete(ru);
+		errno = ENOMEM;
+		return NULL;
+	}
+	ru->an.name = "reuse";
+	ru->an.priv = ru;
+	ru->an.event = ru_an_event;
+	ru->an.finish = ru_an_finish;
+	return ru;
+}
+
+void reuse__delete(struct reuse *ru)
+{
+	if (!ru)
+		return;
+	ru_result_free(ru);
+	free(ru->thr);
+	free(ru->tids);
+	free(ru->det);
+	free(ru->stride);
+	free(ru->rates);
+	free(ru->pairs);
+	free(ru);
+}

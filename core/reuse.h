@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * reuse: multithreaded reuse distance for private and shared caches
+ * (ReuseTracker, seed 1 ch.6, Algorithms 2-3, Definitions 6.2.1-6.2.4). A
+ * pure event consumer: samples and watchpoint traps in, arm/disarm actions
+ * out; no syscall, no printing.
+ *
+ * Definitions (written down once, here):
+ *
+ * - GlobalWP: @nslots slots; slot i is debug register i of EVERY thread.
+ *   A slot is active from the sample that armed it until its first trap.
+ *   Each slot keeps a sample counter n (1.0 initially and after a trap).
+ * - A usable sample (data address, access kind, known live thread) scans
+ *   the slots, inactive ones first, then active ones, each in index order;
+ *   AllowReplacement(slot) draws r in [0,1), takes the slot iff
+ *   r < 1/n, and increments n either way (Algorithm 2, reservoir sampling:
+ *   a slot that has not trapped holds each of the samples it saw since its
+ *   last trap with probability 1/n). No slot taken: the sample is dropped.
+ *   A taken active slot's old watch is censored (replaced before its reuse:
+ *   it counts nowhere, as in the seed; stats.replaced).
+ * - Arming (one LP_ACT_ARM per live thread, same slot index everywhere):
+ *   private mode: RW on the sampling thread T, W on every other thread.
+ *   shared mode: RW on every thread whose CPU shares T's last-level cache
+ *   (T included: a shared cache sees its own thread's reuses too), W on
+ *   the rest. A thread's CPU is that of its latest sample or trap, else of
+ *   its start record; with no topology (or an unknown CPU) threads are
+ *   taken to share. Threads that start while a slot is active are armed
+ *   with the mode they would have had.
+ * - Watched bytes: the sampled access rounded up to an aligned 1, 2, 4 or 8
+ *   byte block (an access larger than 8 bytes or crossing an 8-byte
+ *   boundary: the aligned 8 bytes holding its first byte); with
+ *   REUSE_GRAN_LINE always the aligned 8 bytes holding it.
+ * - First trap on an active slot decides, then the slot is inactive in every
+ *   thread (one DISARM per armed thread) and n = 1:
+ *     reuse: trap in an RW-armed thread (private: T itself; shared: a thread
+ *            sharing T's cache, cross_thread if not T),
+ *     invalidation: trap in a W-armed thread (a store by a thread that does
+ *            not share the use's cache).
+ *   temporal: the watch was exactly the sampled bytes; chunk: the watch was
+ *   wider (line granularity or a rounded-up access) and a trap does not say
+ *   which of its bytes were touched, so it is temporal or spatial within
+ *   those 8 bytes. A 64-byte line cannot be watched whole with 8-byte debug
+ *   registers: spatial reuse elsewhere in the line is not seen.
+ * - Traps on an inactive slot, with a cookie not of the slot's current (or,
+ *   for a late asynchronous read, previous censored) watch, or by a thread
+ *   that exited are stale and ignored. A late trap of the previous watch
+ *   of a slot (asynchronous path: read after the slot was re-armed) counts
+ *   for that watch if it had not trapped: it happened while it was armed.
+ * - Reuse time: thread CPU ns elapsed between use and reuse, from
+ *   lp_sample/lp_trap.thread_ns (private mode; the same thread) or, when
+ *   they are 0, CLOCK_MONOTONIC time (time_source says which). Shared mode:
+ *   the CPU time of all threads on that cache, estimated as wall time times
+ *   min(live threads sharing it, CPUs of that cache). In accesses: t =
+ *   max(0, round(rate x ns) - 1) accesses strictly between use and reuse.
+ *   TODO(pebs/ibs): with a facility that counts loads+stores (LP_EV_COUNTER
+ *   read at sample and trap, DESIGN 3.2) the counter difference replaces
+ *   rate x ns; reuse__counter() is the hook that records the readings.
+ * - Access rate (accesses per ns of thread CPU time), in this order:
+ *   cfg.access_rate if set (REUSE_RATE_USER); else the stride estimate
+ *   (REUSE_RATE_STRIDE), one rate for the whole run: two consecutive
+ *   samples of one thread at one IP
+ *   whose addresses differ by a multiple d of the access size s, in the
+ *   same direction, within 2^24 accesses, give |d|/s accesses of a dense
+ *   stream in the thread CPU ns between them; the estimate is the median
+ *   of those rates over all such pairs (at least REUSE_MIN_RATE_PAIRS;
+ *   rates above REUSE_MAX_RATE per ns are impossible and rejected). It
+ *   assumes the code walks dense arrays one element per access (true of
+ *   array loops; a pass shorter than the sample spacing aliases low). With
+ *   fewer pairs: REUSE_RATE_DEFAULT, 1 access per ns, and every output says
+ *   the distances are then in that unit.
+ * - Cold/infinite: a watch still active when the stream ends (the use has
+ *   no reuse in the rest of the run), or, in private mode, whose owner
+ *   exited. Cold and invalidations are infinite reuse times for the
+ *   footprint conversion (reuse_hist__time_to_stack).
+ * - Weights (Horvitz-Thompson): the reservoir replaces a watch before a
+ *   long reuse far more often than before a short one, so raw counts
+ *   over-represent short reuses (a reuse m samples away survives with
+ *   probability ~1/(m+1) from a fresh slot). The analysis makes every random
+ *   choice itself, so it knows each detection's probability of being
+ *   observed: p = P(the sample got a slot) = 1 - prod_slots (1 - 1/n),
+ *   times (1 - 1/n) for every later sample that examined the watch's slot
+ *   and left it. A detection (reuse, invalidation or cold) counts 1/p
+ *   (capped at REUSE_MAX_WEIGHT), which makes the histogram and the
+ *   fractions unbiased estimates over the sampled uses. cfg.unweighted
+ *   counts 1 per detection as the seed does.
+ * - Histograms (REUSE_TIME then REUSE_STACK by the footprint conversion,
+ *   reuse_hist__time_to_stack) are kept per use thread and for the whole
+ *   program, in those weights; the counts (reuses, invalidations, cold) are
+ *   detections. Each thread's time histogram is converted on its own (its
+ *   own private cache); the whole program's private stack histogram is
+ *   the sum of the threads', its shared one the conversion of all
+ *   detections. With cfg.window > 0 the detections (by use time) are
+ *   converted in runs of that many, each with its own footprint (for
+ *   programs in phases); 0, the default, converts them all at once.
+ *   Note: the conversion assumes the reuse-time distribution is the same
+ *   throughout the run; on ribench, whose phases differ, it alone costs S
+ *   0.75-0.83 even on the EXACT time histogram (measured, see the report).
+ * - Pairs: (sample IP, trap IP) with counts of reuses and invalidations and
+ *   one example data address; trap IPs are the instruction AFTER the access.
+ */
+#ifndef LP_REUSE_H
+#define LP_REUSE_H
+#include "core/analysis.h"
+#include "core/reuse-hist.h"
+#include "core/topology.h"
+
+#define REUSE_MAX_SLOTS		16
+#define REUSE_MIN_RATE_PAIRS	8
+#define REUSE_MAX_RATE		16.0	/* accesses per ns: beyond any CPU */
+#define REUSE_MAX_WEIGHT	1e4	/* cap of a detection's weight */
+
+/* Zero fields take their default (reuse__config_init). */
+struct reuse_config {
+	int nslots;			/* GlobalWP slots, default 4 */
+	int shared;			/* shared-cache mode */
+	enum reuse_gran gran;		/* REUSE_GRAN_ADDR (default) or LINE */
+	const struct lp_topology *topo;	/* shared mode: who shares the LLC */
+	double access_rate;		/* accesses per ns; 0: estimate */
+	u64 seed;			/* PRNG seed, 0: fixed default */
+	int max_pairs;			/* use->reuse pairs kept, default 4096 */
+	int unweighted;			/* every detection weight 1 (the seed) */
+	int window;			/* detections per conversion window, 0: all */
+};
+
+void reuse__config_init(struct reuse_config *cfg);
+
+enum reuse_rate_source {
+	REUSE_RATE_DEFAULT = 0,		/* nothing measured: 1 per ns */
+	REUSE_RATE_USER = 1,		/* --access-rate */
+	REUSE_RATE_STRIDE = 2,		/* estimated from sample strides */
+	REUSE_RATE_COUNTER = 3,		/* loads+stores counters (TODO) */
+};
+
+enum reuse_time_source {
+	REUSE_TIME_NONE = 0,		/* no reuse measured */
+	REUSE_TIME_THREAD_CPU = 1,	/* thread_ns of sample and trap */
+	REUSE_TIME_WALL = 2,		/* CLOCK_MONOTONIC (thread_ns missing) */
+	REUSE_TIME_MIXED = 3,		/* some of each */
+};
+
+extern const char *const reuse_rate_source_names[];	/* "default", "user", ... */
+extern const char *const reuse_time_source_names[];	/* "none", "thread_cpu", ... */
+
+struct reuse_pair {
+	u64 use_ip, reuse_ip;		/* reuse_ip: trap IP (after the access) */
+	u64 addr;			/* one example data address of the use */
+	u64 reuses, invalidations;
+	u32 thread;			/* use thread index of the first one */
+};
+
+struct reuse_thread {
+	u32 tid;			/* 0 if never started */
+	u64 samples;			/* usable samples */
+	u64 reuses, invalidations, cold, cross_thread;
+	struct reuse_hist time, stack;
+};
+
+struct reuse_stats {
+	u64 samples;			/* LP_EV_SAMPLE seen */
+	u64 samples_used;		/* armed a slot */
+	u64 samples_noaddr;		/* no data address or access kind */
+	u64 samples_unknown;		/* thread never started or exited */
+	u64 samples_dropped;		/* reservoir kept the old watches */
+	u64 replaced;			/* active watches censored by a new one */
+	u64 traps, traps_stale, traps_late;
+	u64 arm_actions, disarm_actions;
+	u64 temporal, chunk;		/* reuses by watch kind (see above) */
+	u64 rate_pairs;			/* stride pairs behind the estimate */
+};
+
+struct reuse_result {
+	int shared;
+	enum reuse_gran gran;
+	int nthreads;
+	const struct reuse_thread *threads;	/* [nthreads], index order */
+	struct reuse_hist time, stack;		/* whole program */
+	u64 reuses, invalidations, cold, cross_thread;
+	double access_rate;			/* accesses per ns used */
+	enum reuse_rate_source rate_source;
+	double stride_rate;			/* the estimate, 0 if none */
+	enum reuse_time_source time_source;
+	double mean_access_size;		/* bytes, of used samples */
+	int npairs;
+	const struct reuse_pair *pairs;		/* by reuses+invalidations, desc */
+	struct reuse_stats stats;
+};
+
+struct reuse;
+
+/* NULL with errno EINVAL (bad config) or ENOMEM. @cfg may be NULL. */
+struct reuse *reuse__new(const struct reuse_config *cfg);
+void reuse__delete(struct reuse *ru);
+
+struct lp_analysis *reuse__analysis(struct reuse *ru);
+int reuse__event(struct reuse *ru, const struct lp_event *ev,
+		 struct lp_actions *out);
+/* End of stream: active watches become cold. */
+int reuse__finish(struct reuse *ru);
+
+/* TODO(pebs/ibs) hook: a loads+stores counter reading of a thread. */
+int reuse__counter(struct reuse *ru, const struct lp_counter *c);
+
+/*
+ * Histograms and counts of everything seen so far (normally after finish);
+ * owned by @ru, valid until the next call or reuse__delete. NULL: ENOMEM.
+ */
+const struct reuse_result *reuse__result(struct reuse *ru);
+
+/* The time distance (accesses strictly between) of @ns at @rate per ns. */
+u64 reuse__ns_to_accesses(double ns, double rate);
+
+#endif

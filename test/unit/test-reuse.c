@@ -1,0 +1,488 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * reuse (ReuseTracker) on hand-built event streams. Expected values come
+ * from the definitions in core/reuse.h (seed 1, ch.6, Algorithms 2-3),
+ * computed here by hand.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/reuse.h"
+#include "core/tests.h"
+
+static struct lp_event ev_start(u32 tid, u32 index, u32 cpu)
+{
+	struct lp_event ev = { .type = LP_EV_THREAD_START };
+
+	ev.thread.pid = 100;
+	ev.thread.tid = tid;
+	ev.thread.index = index;
+	ev.thread.cpu = cpu;
+	return ev;
+}
+
+static struct lp_event ev_exit(u32 tid)
+{
+	struct lp_event ev = { .type = LP_EV_THREAD_EXIT };
+
+	ev.thread.tid = tid;
+	return ev;
+}
+
+static struct lp_event ev_sample(u32 tid, u32 cpu, u8 kind, u64 addr, u8 size,
+				 u64 thread_ns)
+{
+	struct lp_event ev = { .type = LP_EV_SAMPLE };
+
+	ev.sample.tid = tid;
+	ev.sample.cpu = cpu;
+	ev.sample.kind = kind;
+	ev.sample.addr = addr;
+	ev.sample.size = size;
+	ev.sample.thread_ns = thread_ns;
+	ev.sample.time = thread_ns + 7;
+	ev.sample.ip = 0x400000 + tid * 0x100;
+	return ev;
+}
+
+static struct lp_event ev_trap(u32 tid, u32 cpu, u8 slot, u64 cookie,
+			       u64 thread_ns)
+{
+	struct lp_event ev = { .type = LP_EV_TRAP };
+
+	ev.trap.tid = tid;
+	ev.trap.cpu = cpu;
+	ev.trap.slot = slot;
+	ev.trap.cookie = cookie;
+	ev.trap.thread_ns = thread_ns;
+	ev.trap.time = thread_ns + 7;
+	ev.trap.ip = 0x500000 + tid;
+	return ev;
+}
+
+static int feed(struct reuse *ru, struct lp_event ev, struct lp_actions *acts)
+{
+	lp_actions__reset(acts);
+	return reuse__event(ru, &ev, acts);
+}
+
+#define FEED(ev) TEST_ASSERT(feed(ru, (ev), &acts) == 0, "event failed")
+
+static struct reuse *new_ru(int nslots, int shared, enum reuse_gran gran,
+			    u64 seed, const struct lp_topology *topo)
+{
+	struct reuse_config cfg;
+
+	reuse__config_init(&cfg);
+	cfg.nslots = nslots;
+	cfg.shared = shared;
+	cfg.gran = gran;
+	cfg.topo = topo;
+	if (seed)
+		cfg.seed = seed;
+	return reuse__new(&cfg);
+}
+
+/* The ARM action for @tid in @acts, or NULL. */
+static const struct lp_action *arm_of(const struct lp_actions *acts, u32 tid)
+{
+	int i;
+
+	for (i = 0; i < acts->n; i++)
+		if (acts->v[i].op == LP_ACT_ARM && acts->v[i].tid == tid)
+			return &acts->v[i];
+	return NULL;
+}
+
+LP_TEST(test_reuse_private_arms_rw_self_w_others,
+	"reuse: private mode arms RW on the sampler, W on every other thread, same slot")
+{
+	struct lp_actions acts = { 0 };
+	struct reuse *ru = new_ru(4, 0, REUSE_GRAN_ADDR, 0, NULL);
+	const struct lp_action *a0, *a1, *a2;
+
+	TEST_ASSERT(ru, "new");
+	FEED(ev_start(10, 0, 0));
+	FEED(ev_start(11, 1, 1));
+	FEED(ev_start(12, 2, 0));
+	FEED(ev_sample(11, 1, LP_ACCESS_LOAD, 0x1008, 8, 1000));
+	TEST_ASSERT(acts.n == 3, "one ARM per live thread, got %d actions", acts.n);
+	a0 = arm_of(&acts, 10);
+	a1 = arm_of(&acts, 11);
+	a2 = arm_of(&acts, 12);
+	TEST_ASSERT(a0 && a1 && a2, "every thread armed");
+	TEST_ASSERT(acts.v[0].tid == 11, "the held sampler first, got tid %u", acts.v[0].tid);
+	TEST_ASSERT(a1->mode == LP_WP_RW, "sampler RW, got %d", a1->mode);
+	TEST_ASSERT(a0->mode == LP_WP_W && a2->mode == LP_WP_W, "others W-only");
+	TEST_ASSERT(a0->slot == a1->slot && a1->slot == a2->slot, "same slot everywhere");
+	TEST_ASSERT(a1->addr == 0x1008 && a1->len == 8, "addr %#llx len %d",
+		    (unsigned long long)a1->addr, a1->len);
+	TEST_ASSERT(a0->cookie == a1->cookie, "one watch, one cookie");
+	lp_actions__exit(&acts);
+	reuse__delete(ru);
+	return TEST_OK;
+}
+
+/* Two LLC instances: CPUs 0-1 share one, CPUs 2-3 the other. */
+static void two_socket_topo(struct lp_topology *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->ncpus = 4;
+	t->ncaches = 2;
+	t->caches[0].level = 3;
+	strcpy(t->caches[0].type, "Unified");
+	t->caches[0].size = 1 << 20;
+	t->caches[0].ways = 16;
+	t->caches[0].line_size = 64;
+	lp_cpuset__set(&t->caches[0].cpus, 0);
+	lp_cpuset__set(&t->caches[0].cpus, 1);
+	t->caches[1] = t->caches[0];
+	memset(&t->caches[1].cpus, 0, sizeof(t->caches[1].cpus));
+	lp_cpuset__set(&t->caches[1].cpus, 2);
+	lp_cpuset__set(&t->caches[1].cpus, 3);
+}
+
+LP_TEST(test_reuse_shared_arms_by_llc,
+	"reuse: shared mode arms RW on threads sharing the sampler's LLC, W elsewhere; cross-thread reuse counts")
+{
+	struct lp_actions acts = { 0 };
+	struct lp_topology *topo = calloc(1, sizeof(*topo));
+	struct reuse *ru;
+	const struct reuse_result *r;
+	const struct lp_action *a;
+	u64 cookie;
+	int slot;
+
+	two_socket_topo(topo);
+	ru = new_ru(4, 1, REUSE_GRAN_ADDR, 0, topo);
+	TEST_ASSERT(ru, "new");
+	FEED(ev_start(10, 0, 0));
+	FEED(ev_start(11, 1, 1));
+	FEED(ev_start(12, 2, 2));
+	/* T2 last ran on CPU 3 (other socket) per its sample, not its start */
+	FEED(ev_sample(12, 3, LP_ACCESS_LOAD, 0x9000, 8, 50));
+	FEED(ev_sample(10, 0, LP_ACCESS_STORE, 0x2000, 8, 100));
+	a = arm_of(&acts, 10);
+	TEST_ASSERT(a && a->mode == LP_WP_RW, "sampler RW");
+	a = arm_of(&acts, 11);
+	TEST_ASSERT(a && a->mode == LP_WP_RW, "same-LLC thread RW, got %d", a ? a->mode : -1);
+	a = arm_of(&acts, 12);
+	TEST_ASSERT(a && a->mode == LP_WP_W, "other-LLC thread W, got %d", a ? a->mode : -1);
+	cookie = a->cookie;
+	slot = a->slot;
+	FEED(ev_trap(11, 1, slot, cookie, 400));
+	r = reuse__result(ru);
+	TEST_ASSERT(r && r->reuses == 1 && r->cross_thread == 1 && r->invalidations == 0,
+		    "reuses %llu cross %llu inval %llu", (unsigned long long)r->reuses,
+		    (unsigned long long)r->cross_thread, (unsigned long long)r->invalidations);
+	TEST_ASSERT(r->threads[0].reuses == 1, "counted for the use thread T0");
+	lp_actions__exit(&acts);
+	reuse__delete(ru);
+	free(topo);
+	return TEST_OK;
+}
+
+LP_TEST(test_reuse_first_trap_decides_and_disarms_all,
+	"reuse: the first trap decides (owner: reuse, other: invalidation), disarms the slot in every thread, later traps are stale")
+{
+	struct lp_actions acts = { 0 };
+	struct reuse *ru = new_ru(4, 0, REUSE_GRAN_ADDR, 0, NULL);
+	const struct reuse_result *r;
+	u64 c1, c2;
+	int s1, s2, i, ndis = 0;
+
+	TEST_ASSERT(ru, "new");
+	FEED(ev_start(10, 0, 0));
+	FEED(ev_start(11, 1, 1));
+	FEED(ev_sample(10, 0, LP_ACCESS_LOAD, 0x1000, 8, 1000));
+	c1 = acts.v[0].cookie;
+	s1 = acts.v[0].slot;
+	FEED(ev_sample(11, 1, LP_ACCESS_LOAD, 0x3000, 8, 1000));
+	c2 = acts.v[0].cookie;
+	s2 = acts.v[0].slot;
+	TEST_ASSERT(s1 != s2, "an inactive slot is taken before an active one");
+	/* watch 1: its owner traps first -> reuse */
+	FEED(ev_trap(10, 0, s1, c1, 3000));
+	for (i = 0; i < acts.n; i++)
+		ndis += acts.v[i].op == LP_ACT_DISARM && acts.v[i].slot == s1;
+	TEST_ASSERT(ndis == 2 && acts.n == 2, "disarm in both threads, got %d of %d", ndis, acts.n);
+	/* a second trap of the same watch (other thread, queued) is stale */
+	FEED(ev_trap(11, 1, s1, c1, 3100));
+	TEST_ASSERT(acts.n == 0, "stale trap makes no action");
+	/* watch 2: another thread's store traps first -> invalidation */
+	FEED(ev_trap(10, 0, s2, c2, 3200));
+	r = reuse__result(ru);
+	TEST_ASSERT(r->reuses == 1 && r->invalidations == 1, "reuses %llu invalidations %llu",
+		    (unsigned long long)r->reuses, (unsigned long long)r->invalidations);
+	TEST_ASSERT(r->threads[0].reuses == 1 && r->threads[1].invalidations == 1,
+		    "counted for the use thread");
+	TEST_ASSERT(r->stats.traps_stale == 1, "stale %llu", (unsigned long long)r->stats.traps_stale);
+	TEST_ASSERT(r->npairs == 2 && r->pairs[0].reuses + r->pairs[1].reuses == 1,
+		    "use->reuse pairs recorded");
+	lp_actions__exit(&acts);
+	reuse__delete(ru);
+	return TEST_OK;
+}
+
+LP_TEST(test_reuse_time_to_accesses,
+	"reuse: reuse time = thread CPU ns x access rate, t = accesses strictly between; wall fallback")
+{
+	struct lp_actions acts = { 0 };
+	struct reuse_config cfg;
+	const struct reuse_result *r;
+	struct reuse *ru;
+
+	reuse__config_init(&cfg);
+	cfg.access_rate = 0.2;		/* 5 ns per access */
+	ru = reuse__new(&cfg);
+	TEST_ASSERT(ru, "new");
+	FEED(ev_start(10, 0, 0));
+	FEED(ev_sample(10, 0, LP_ACCESS_LOAD, 0x1000, 8, 1000));
+	/* 5000 ns later: 1000 accesses elapsed, the reuse included: t = 999 */
+	FEED(ev_trap(10, 0, acts.v[0].slot, acts.v[0].cookie, 6000));
+	r = reuse__result(ru);
+	TEST_ASSERT(r->rate_source == REUSE_RATE_USER && r->time_source == REUSE_TIME_THREAD_CPU,
+		    "sources %d %d", r->rate_source, r->time_source);
+	/* first sample, every slot free: P(observed) = 1, weight 1 */
+	TEST_ASSERT(r->time.bin[reuse_hist__bin(999)] == 1.0 && reuse_hist__bin(999) == 10,
+		    "bin 10 holds it: %g", r->time.bin[10]);
+	TEST_ASSERT(reuse__ns_to_accesses(5000, 0.2) == 999 && reuse__ns_to_accesses(1, 0.2) == 0,
+		    "conversion");
+	reuse__delete(ru);
+
+	/* no thread CPU time: CLOCK_MONOTONIC, and said so */
+	ru = reuse__new(&cfg);
+	FEED(ev_start(10, 0, 0));
+	{
+		struct lp_event s = ev_sample(10, 0, LP_ACCESS_LOAD, 0x1000, 8, 0);
+		struct lp_event t;
+
+		s.sample.time = 100;
+		FEED(s);
+		t = ev_trap(10, 0, acts.v[0].slot, acts.v[0].cookie, 0);
+		t.trap.time = 100 + 50;	/* 10 accesses: t = 9 */
+		FEED(t);
+	}
+	r = reuse__result(ru);
+	TEST_ASSERT(r->time_source == REUSE_TIME_WALL, "wall fallback, got %d", r->time_source);
+	TEST_ASSERT(r->time.bin[reuse_hist__bin(9)] == 1.0, "t = 9 from wall time");
+	lp_actions__exit(&acts);
+	reuse__delete(ru);
+	return TEST_OK;
+}
+
+LP_TEST(test_reuse_temporal_vs_chunk,
+	"reuse: a watch of exactly the sampled bytes gives temporal reuse; an 8-byte chunk around a smaller or unaligned access gives chunk")
+{
+	struct lp_actions acts = { 0 };
+	struct reuse *ru = new_ru(1, 0, REUSE_GRAN_ADDR, 0, NULL);
+	const struct reuse_result *r;
+
+	FEED(ev_start(10, 0, 0));
+	FEED(ev_sample(10, 0, LP_ACCESS_LOAD, 0x1004, 4, 100));
+	TEST_ASSERT(acts.v[0].addr == 0x1004 && acts.v[0].len == 4, "aligned 4-byte access watched as is");
+	FEED(ev_trap(10, 0, 0, acts.v[0].cookie, 200));
+	/* 2 bytes at 0x1003 cross 0x1004: no aligned 2 or 4 holds them */
+	FEED(ev_sample(10, 0, LP_ACCESS_LOAD, 0x1003, 2, 300));
+	TEST_ASSERT(acts.v[0].addr == 0x1000 && acts.v[0].len == 8, "got %#llx/%d",
+		    (unsigned long long)acts.v[0].addr, acts.v[0].len);
+	FEED(ev_trap(10, 0, 0, acts.v[0].cookie, 400));
+	r = reuse__result(ru);
+	TEST_ASSERT(r->stats.temporal == 1 && r->stats.chunk == 1, "temporal %llu chunk %llu",
+		    (unsigned long long)r->stats.temporal, (unsigned long long)r->stats.chunk);
+	reuse__delete(ru);
+
+	ru = new_ru(1, 0, REUSE_GRAN_LINE, 0, NULL);
+	FEED(ev_start(10, 0, 0));
+	FEED(ev_sample(10, 0, LP_ACCESS_STORE, 0x2044, 4, 100));
+	TEST_ASSERT(acts.v[0].addr == 0x2040 && acts.v[0].len == 8, "line mode: the 8-byte chunk");
+	FEED(ev_trap(10, 0, 0, acts.v[0].cookie, 200));
+	r = reuse__result(ru);
+	TEST_ASSERT(r->stats.chunk == 1 && r->stats.temporal == 0 && r->gran == REUSE_GRAN_LINE,
+		    "chunk reuse at line granularity");
+	lp_actions__exit(&acts);
+	reuse__delete(ru);
+	return TEST_OK;
+}
+
+LP_TEST(test_reuse_reservoir_uniform,
+	"reuse: with one slot and no trap, each of N samples is the one watched with probability 1/N (reservoir)")
+{
+	enum { N = 8, RUNS = 8000 };
+	int hits[N] = { 0 }, run, i, k;
+	struct lp_actions acts = { 0 };
+
+	for (run = 0; run < RUNS; run++) {
+		struct reuse *ru = new_ru(1, 0, REUSE_GRAN_ADDR, 1000 + run, NULL);
+		u64 watched = 0;
+
+		FEED(ev_start(10, 0, 0));
+		for (i = 0; i < N; i++) {
+			FEED(ev_sample(10, 0, LP_ACCESS_LOAD, 0x1000 + 8 * i, 8, 100 + i));
+			for (k = 0; k < acts.n; k++)
+				if (acts.v[k].op == LP_ACT_ARM)
+					watched = acts.v[k].addr;
+		}
+		hits[(watched - 0x1000) / 8]++;
+		reuse__delete(ru);
+	}
+	/* binomial(8000, 1/8): mean 1000, sd 29.6; 5 sd */
+	for (i = 0; i < N; i++)
+		TEST_ASSERT(abs(hits[i] - RUNS / N) < 150, "sample %d watched %d times of %d",
+			    i, hits[i], RUNS);
+	lp_actions__exit(&acts);
+	return TEST_OK;
+}
+
+LP_TEST(test_reuse_reset_on_trap_and_weight,
+	"reuse: n resets to 1 on a trap (the next sample is always armed); a watch that survived a 1/2 draw weighs 2")
+{
+	struct lp_actions acts = { 0 };
+	const struct reuse_result *r;
+	u64 seed;
+	int found = 0;
+
+	/* find a seed where the 2nd sample does not replace the 1st (p 1/2) */
+	for (seed = 1; seed < 64 && !found; seed++) {
+		struct reuse *ru = new_ru(1, 0, REUSE_GRAN_ADDR, seed, NULL);
+		u64 c;
+
+		FEED(ev_start(10, 0, 0));
+		FEED(ev_sample(10, 0, LP_ACCESS_LOAD, 0x1000, 8, 100));
+		c = acts.v[0].cookie;
+		FEED(ev_sample(10, 0, LP_ACCESS_LOAD, 0x2000, 8, 200));
+		if (acts.n == 0) {
+			found = 1;
+			FEED(ev_trap(10, 0, 0, c, 300));
+			r = reuse__result(ru);
+			TEST_ASSERT(fabs(reuse_hist__total(&r->time, 0) - 2.0) < 1e-12,
+				    "weight 1/(1 x 1/2) = 2, got %g", reuse_hist__total(&r->time, 0));
+			TEST_ASSERT(r->stats.samples_dropped == 1, "dropped %llu",
+				    (unsigned long long)r->stats.samples_dropped);
+			/* after the trap n = 1: every seed arms the next sample */
+			FEED(ev_sample(10, 0, LP_ACCESS_LOAD, 0x3000, 8, 400));
+			TEST_ASSERT(acts.n == 1 && acts.v[0].addr == 0x3000, "armed after reset");
+		}
+		reuse__delete(ru);
+	}
+	TEST_ASSERT(found, "some seed keeps the first watch");
+	lp_actions__exit(&acts);
+	return TEST_OK;
+}
+
+LP_TEST(test_reuse_thread_exit_and_stale,
+	"reuse: an owner's exit makes its watch cold and disarms it; traps from exited threads or with old cookies are stale")
+{
+	struct lp_actions acts = { 0 };
+	struct reuse *ru = new_ru(4, 0, REUSE_GRAN_ADDR, 0, NULL);
+	const struct reuse_result *r;
+	u64 c;
+	int s;
+
+	FEED(ev_start(10, 0, 0));
+	FEED(ev_start(11, 1, 1));
+	FEED(ev_sample(11, 1, LP_ACCESS_LOAD, 0x1000, 8, 100));
+	c = acts.v[0].cookie;
+	s = acts.v[0].slot;
+	FEED(ev_exit(11));
+	TEST_ASSERT(acts.n == 1 && acts.v[0].op == LP_ACT_DISARM && acts.v[0].tid == 10,
+		    "disarm the survivor's register only, got %d actions", acts.n);
+	FEED(ev_trap(11, 1, s, c, 200));	/* exited */
+	FEED(ev_trap(10, 0, s, c, 200));	/* slot inactive */
+	FEED(ev_trap(10, 0, s, c + 256, 200));	/* never armed */
+	r = reuse__result(ru);
+	TEST_ASSERT(r->cold == 1 && r->reuses == 0 && r->invalidations == 0, "cold %llu",
+		    (unsigned long long)r->cold);
+	TEST_ASSERT(r->stats.traps_stale == 3, "stale %llu", (unsigned long long)r->stats.traps_stale);
+	/* a thread that starts while a slot is active gets armed */
+	FEED(ev_sample(10, 0, LP_ACCESS_STORE, 0x5000, 8, 300));
+	FEED(ev_start(12, 2, 1));
+	TEST_ASSERT(acts.n == 1 && acts.v[0].tid == 12 && acts.v[0].mode == LP_WP_W &&
+		    acts.v[0].addr == 0x5000, "new thread armed W on the active watch");
+	/* and the end of the stream makes the active watch cold */
+	reuse__finish(ru);
+	r = reuse__result(ru);
+	TEST_ASSERT(r->cold == 2, "cold at finish, got %llu", (unsigned long long)r->cold);
+	lp_actions__exit(&acts);
+	reuse__delete(ru);
+	return TEST_OK;
+}
+
+LP_TEST(test_reuse_stride_rate,
+	"reuse: consecutive samples at one IP walking a dense array give the access rate")
+{
+	struct lp_actions acts = { 0 };
+	struct reuse *ru = new_ru(4, 0, REUSE_GRAN_ADDR, 0, NULL);
+	const struct reuse_result *r;
+	int i;
+
+	FEED(ev_start(10, 0, 0));
+	/* every 1000 ns of CPU the load is 250 elements (2000 bytes) further */
+	for (i = 0; i < 12; i++)
+		FEED(ev_sample(10, 0, LP_ACCESS_LOAD, 0x100000 + 2000 * i, 8, 5000 + 1000 * i));
+	r = reuse__result(ru);
+	TEST_ASSERT(r->rate_source == REUSE_RATE_STRIDE, "source %d", r->rate_source);
+	TEST_ASSERT(fabs(r->access_rate - 0.25) < 1e-12 && r->stats.rate_pairs == 11,
+		    "rate %g from %llu pairs", r->access_rate, (unsigned long long)r->stats.rate_pairs);
+	reuse__delete(ru);
+	/* too few pairs: the default, said so */
+	ru = new_ru(4, 0, REUSE_GRAN_ADDR, 0, NULL);
+	FEED(ev_start(10, 0, 0));
+	FEED(ev_sample(10, 0, LP_ACCESS_LOAD, 0x100000, 8, 5000));
+	r = reuse__result(ru);
+	TEST_ASSERT(r->rate_source == REUSE_RATE_DEFAULT && r->access_rate == 1.0, "default");
+	lp_actions__exit(&acts);
+	reuse__delete(ru);
+	return TEST_OK;
+}
+
+/* A fixed pseudo-random stream of samples and traps over 3 threads. */
+static int run_stream(struct lp_test_ctx *ctx, u64 seed, struct lp_action *log,
+		      int max, int *nlog)
+{
+	struct lp_actions acts = { 0 };
+	struct reuse *ru = new_ru(4, 0, REUSE_GRAN_ADDR, seed, NULL);
+	u64 x = 12345, cookies[4] = { 0 };
+	int i, k;
+
+	*nlog = 0;
+	for (i = 0; i < 3; i++)
+		FEED(ev_start(10 + i, i, i));
+	for (i = 0; i < 400; i++) {
+		u32 tid = 10 + (x >> 7) % 3;
+
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		if ((x >> 33) % 3) {
+			FEED(ev_sample(tid, 0, LP_ACCESS_LOAD, 0x1000 + ((x >> 20) % 64) * 8, 8, 100 * i));
+		} else {
+			int slot = (x >> 40) % 4;
+
+			FEED(ev_trap(tid, 0, slot, cookies[slot], 100 * i));
+		}
+		for (k = 0; k < acts.n; k++) {
+			if (acts.v[k].op == LP_ACT_ARM)
+				cookies[acts.v[k].slot] = acts.v[k].cookie;
+			if (*nlog < max)
+				log[(*nlog)++] = acts.v[k];
+		}
+	}
+	lp_actions__exit(&acts);
+	reuse__delete(ru);
+	return TEST_OK;
+}
+
+LP_TEST(test_reuse_replay_deterministic,
+	"reuse: the same stream and seed give the same actions (replay); another seed other choices")
+{
+	static struct lp_action a[4096], b[4096], c[4096];
+	int na, nb, nc;
+
+	TEST_ASSERT(run_stream(ctx, 7, a, 4096, &na) == TEST_OK, "run a");
+	TEST_ASSERT(run_stream(ctx, 7, b, 4096, &nb) == TEST_OK, "run b");
+	TEST_ASSERT(run_stream(ctx, 8, c, 4096, &nc) == TEST_OK, "run c");
+	TEST_ASSERT(na > 100 && na == nb && !memcmp(a, b, na * sizeof(*a)),
+		    "identical actions (%d vs %d)", na, nb);
+	TEST_ASSERT(na != nc || memcmp(a, c, na * sizeof(*a)), "seed changes the reservoir draws");
+	return TEST_OK;
+}
