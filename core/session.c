@@ -92,6 +92,8 @@ struct thread {
 	u64 fs_base, gs_base;
 	u64 lost, throttled;
 	u64 cpu_ns;		/* CPU time used, read when it exits */
+	u64 sample_ns;		/* raw CPU time read in its latest sample */
+	u64 held_ns;		/* CPU time its held (--sync) stops cost so far */
 	u32 last_cpu;
 	struct thread *hnext;
 };
@@ -643,7 +645,7 @@ static void handle_sample(struct lp_session *s, struct thread *t,
 			ev.trap.mode = w->attr.bp_type;
 			ev.trap.len = w->attr.bp_len;
 			if (raw.read_nr)	/* the group leader: thread CPU ns */
-				ev.trap.thread_ns = raw.read_value[0];
+				ev.trap.thread_ns = raw.read_value[0] - t->held_ns;
 			s->stats.traps++;
 			pending__push(s, &ev);
 			push_counters(s, t, ev.trap.time);
@@ -687,8 +689,10 @@ static void handle_sample(struct lp_session *s, struct thread *t,
 			}
 		}
 	}
-	if (s->leader_ns && raw.read_nr)
-		ev.sample.thread_ns = raw.read_value[0];
+	if (s->leader_ns && raw.read_nr) {
+		t->sample_ns = raw.read_value[0];
+		ev.sample.thread_ns = raw.read_value[0] - t->held_ns;
+	}
 	if (ev.sample.noaddr < LP_NOADDR__MAX)
 		s->stats.noaddr[ev.sample.noaddr]++;
 	if (ev.sample.noaddr == LP_NOADDR_NONE)
@@ -996,6 +1000,24 @@ static void handle_exec(struct lp_session *s, struct thread *t)
 	thread__setup(s, t);
 }
 
+/*
+ * The CPU time a held stop cost the thread (signal delivery, ptrace stop)
+ * is not the program's: later samples and traps leave it out, so reuse
+ * times measure the program alone.
+ */
+static void account_held(struct lp_session *s, struct thread *t)
+{
+	u64 buf[2 + 2 * LP_MAX_SLOTS + 2];
+	ssize_t n;
+
+	if (!s->leader_ns || !t->has_ring || !t->sample_ns)
+		return;
+	n = read(t->fds[0], buf, sizeof(buf));	/* GROUP|ID: nr, value, id, ... */
+	if (n >= 16 && buf[1] > t->sample_ns)
+		t->held_ns += buf[1] - t->sample_ns;
+	t->sample_ns = 0;
+}
+
 static int is_group_stop_sig(int sig)
 {
 	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
@@ -1113,6 +1135,7 @@ static void handle_wait(struct lp_session *s, pid_t tid, int status)
 			/* ours: the thread is held while its sample is handled */
 			s->stats.sync_stops++;
 			drain_all(s);
+			account_held(s, t);
 			resume(tid, 0);
 			return;
 		}
