@@ -40,7 +40,7 @@ test/unit-tests: $(UNIT_OBJ) $(CORE_OBJ)
 
 # Microbenchmarks: plain pthread programs with known answers, kept simple
 # (-O2, frame pointers, debug info so lociprof can name their lines).
-microbench/%: microbench/%.c microbench/mb.h
+microbench/%: microbench/%.c microbench/mb.h microbench/pes.h
 	$(CC) -O2 -g -fno-omit-frame-pointer -Wall -Wextra -D_GNU_SOURCE -I. \
 	      -o $@ $< -lpthread -lm
 

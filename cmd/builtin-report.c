@@ -31,19 +31,65 @@ const char report_usage[] =
 	"    -h, --help            show this help\n";
 
 /* Replay a reuse recording: same configuration, same decisions, same result. */
+/* What a replay learns beside the analysis's result. */
+struct replay_info {
+	u64 samples, samples_addr, cpu_ns;
+	u32 pid;
+};
+
+/*
+ * Feed every event of @f to @an in the recorded order, as the live run did;
+ * its actions were executed then and their traps are in the file. Returns
+ * 0, or 1 after saying that a damaged file was reported up to the damage.
+ */
+static int replay(struct lp_datafile *f, struct lp_analysis *an,
+		  struct lp_symbols *syms, const char *input, struct replay_info *ri)
+{
+	struct lp_actions acts = { 0 };
+	struct lp_event ev;
+	int ret, code = 0;
+
+	memset(ri, 0, sizeof(*ri));
+	while ((ret = datafile__read(f, &ev)) > 0) {
+		switch (ev.type) {
+		case LP_EV_MMAP:
+			symbols__add_mmap(syms, &ev.mmap);
+			break;
+		case LP_EV_THREAD_START:
+			if (!ri->pid)
+				ri->pid = ev.thread.pid;
+			break;
+		case LP_EV_THREAD_EXIT:
+			ri->cpu_ns += ev.thread.cpu_ns;
+			break;
+		case LP_EV_SAMPLE:
+			ri->samples++;
+			ri->samples_addr += ev.sample.noaddr == LP_NOADDR_NONE;
+			break;
+		}
+		an->event(an, &ev, &acts);
+		lp_actions__reset(&acts);
+	}
+	if (ret < 0) {
+		error("'%s': %s after %llu events; reporting what was read", input,
+		      datafile__strerror(ret), (unsigned long long)datafile__nr_events(f));
+		code = 1;
+	}
+	if (an->finish)
+		an->finish(an);
+	lp_actions__exit(&acts);
+	return code;
+}
+
 static int report_reuse(struct lp_datafile *f, struct lp_data_header *h,
 			struct reuse_opts *ro, const struct comdetect_opts *co,
 			const char *input, const char *cmdline)
 {
-	struct lp_actions acts = { 0 };
 	struct reuse_report r;
 	struct lp_symbols *syms;
-	struct lp_analysis *an;
+	struct replay_info ri;
 	struct reuse *ru;
-	struct lp_event ev;
-	u64 samples = 0, samples_addr = 0, cpu_ns = 0;
-	u32 pid = 0;
-	int ret, code = 0;
+	int ret, code;
 
 	/* options both analyses take were parsed into the comdetect ones */
 	ro->json = co->json;
@@ -63,50 +109,23 @@ static int report_reuse(struct lp_datafile *f, struct lp_data_header *h,
 	syms = symbols__new();
 	if (!ru || !syms)
 		die("cannot set up the analysis: %s", strerror(errno));
-	an = reuse__analysis(ru);
-	while ((ret = datafile__read(f, &ev)) > 0) {
-		switch (ev.type) {
-		case LP_EV_MMAP:
-			symbols__add_mmap(syms, &ev.mmap);
-			break;
-		case LP_EV_THREAD_START:
-			if (!pid)
-				pid = ev.thread.pid;
-			break;
-		case LP_EV_THREAD_EXIT:
-			cpu_ns += ev.thread.cpu_ns;
-			break;
-		case LP_EV_SAMPLE:
-			samples++;
-			samples_addr += ev.sample.noaddr == LP_NOADDR_NONE;
-			break;
-		}
-		an->event(an, &ev, &acts);
-		lp_actions__reset(&acts);
-	}
-	if (ret < 0) {
-		error("'%s': %s after %llu events; reporting what was read", input,
-		      datafile__strerror(ret), (unsigned long long)datafile__nr_events(f));
-		code = 1;
-	}
-	an->finish(an);
+	code = replay(f, reuse__analysis(ru), syms, input, &ri);
 	memset(&r, 0, sizeof(r));
 	r.res = reuse__result(ru);
 	if (!r.res)
 		die("out of memory building the result");
 	r.syms = syms;
-	r.pid = pid;
+	r.pid = ri.pid;
 	r.sampler = h->facility;
 	r.period_unit = h->period_unit;
 	r.period = h->period;
 	r.command = cmdline;
-	r.samples = samples;
-	r.samples_addr = samples_addr;
-	r.cpu_ns = cpu_ns;
+	r.samples = ri.samples;
+	r.samples_addr = ri.samples_addr;
+	r.cpu_ns = ri.cpu_ns;
 	r.sync = !!(h->sampling_flags & LP_DATA_SAMPLING_SIGTRAP);
 	reuse_opts__caches(ro, &h->topo, &r);
 	ret = reuse_opts__output(ro, &r);
-	lp_actions__exit(&acts);
 	reuse__delete(ru);
 	symbols__delete(syms);
 	return code ? code : ret;
@@ -127,17 +146,13 @@ int cmd_report(int argc, char **argv)
 	struct reuse_opts ro;
 	struct comdetect_report r;
 	struct lp_data_header *h;
-	struct lp_actions acts = { 0 };
-	struct lp_analysis *an;
+	struct replay_info ri;
 	struct lp_symbols *syms;
 	struct lp_datafile *f;
 	struct comdetect *cd;
-	struct lp_event ev;
 	char cmdline[1024] = "";
 	const char *args[64];
-	u64 samples = 0, samples_addr = 0, cpu_ns = 0;
-	u32 pid = 0;
-	int c, ret, i, n, code = 0;
+	int c, ret, i, n, code;
 
 	comdetect_opts__init(&co);
 	reuse_opts__init(&ro);
@@ -178,51 +193,22 @@ int cmd_report(int argc, char **argv)
 	syms = symbols__new();
 	if (!cd || !syms)
 		die("cannot set up the analysis: %s", strerror(errno));
-	an = comdetect__analysis(cd);
-	while ((ret = datafile__read(f, &ev)) > 0) {
-		switch (ev.type) {
-		case LP_EV_MMAP:
-			symbols__add_mmap(syms, &ev.mmap);
-			break;
-		case LP_EV_THREAD_START:
-			if (!pid)
-				pid = ev.thread.pid;
-			break;
-		case LP_EV_THREAD_EXIT:
-			cpu_ns += ev.thread.cpu_ns;
-			break;
-		case LP_EV_SAMPLE:
-			samples++;
-			samples_addr += ev.sample.noaddr == LP_NOADDR_NONE;
-			break;
-		}
-		/* the live run executed these actions; the file holds their traps */
-		an->event(an, &ev, &acts);
-		lp_actions__reset(&acts);
-	}
-	if (ret < 0) {
-		error("'%s': %s after %llu events; reporting what was read", input,
-		      datafile__strerror(ret), (unsigned long long)datafile__nr_events(f));
-		code = 1;
-	}
-	if (an->finish)
-		an->finish(an);
+	code = replay(f, comdetect__analysis(cd), syms, input, &ri);
 	n = datafile__get_argv(h, args, ARRAY_SIZE(args));
 	for (i = 0; i < n; i++)
 		snprintf(cmdline + strlen(cmdline), sizeof(cmdline) - strlen(cmdline), "%s%s",
 			 i ? " " : "", args[i]);
 	memset(&r, 0, sizeof(r));
 	r.syms = syms;
-	r.pid = pid;
+	r.pid = ri.pid;
 	r.sampler = h->facility;
 	r.period_unit = h->period_unit;
 	r.period = h->period;
 	r.command = cmdline;
-	r.samples = samples;
-	r.samples_addr = samples_addr;
-	r.cpu_ns = cpu_ns;
+	r.samples = ri.samples;
+	r.samples_addr = ri.samples_addr;
+	r.cpu_ns = ri.cpu_ns;
 	ret = comdetect_opts__output(&co, cd, &r);
-	lp_actions__exit(&acts);
 	datafile__close(f);
 	comdetect__delete(cd);
 	symbols__delete(syms);

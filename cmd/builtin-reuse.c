@@ -35,31 +35,6 @@ const char reuse_usage[] =
 	PROFILE_USAGE_OPTS
 	"    -h, --help            show this help\n";
 
-static int symbols_sink(void *arg, const struct lp_event *ev, struct lp_actions *acts)
-{
-	(void)acts;
-	if (ev->type == LP_EV_MMAP)
-		symbols__add_mmap(arg, &ev->mmap);
-	return 0;
-}
-
-static char *join_args(int argc, char **argv)
-{
-	size_t len = 1;
-	char *s;
-	int i;
-
-	for (i = 0; i < argc; i++)
-		len += strlen(argv[i]) + 1;
-	s = calloc(1, len);
-	for (i = 0; s && i < argc; i++) {
-		if (i)
-			strcat(s, " ");
-		strcat(s, argv[i]);
-	}
-	return s;
-}
-
 /* The exact engine's per-thread results as a reuse result. */
 static int exact_result(struct reuse_exact *re, const struct reuse_opts *ro,
 			struct reuse_result *res, struct reuse_thread **thr)
@@ -211,7 +186,7 @@ int cmd_reuse(int argc, char **argv)
 	syms = symbols__new();
 	if (!ru || !syms)
 		die("cannot set up the analysis: %s", strerror(errno));
-	session__add_sink(s, symbols_sink, syms);
+	session__add_sink(s, profile__symbols_sink, syms);
 	session__add_analysis(s, reuse__analysis(ru));
 	if (po.output) {
 		reuse__analysis_name(&ro.cfg, name, sizeof(name));
@@ -236,7 +211,7 @@ int cmd_reuse(int argc, char **argv)
 	r.period_unit = session__facility(s)->period_unit;
 	r.period = session__period(s);
 	snprintf(pidbuf, sizeof(pidbuf), "pid %d", po.pid);
-	r.command = po.pid > 0 ? pidbuf : join_args(argc - optind, argv + optind);
+	r.command = po.pid > 0 ? pidbuf : profile__join_args(argc - optind, argv + optind);
 	r.samples = session__stats(s)->samples;
 	r.samples_addr = session__stats(s)->samples_addr;
 	r.cpu_ns = session__stats(s)->cpu_ns;

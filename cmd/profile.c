@@ -16,6 +16,7 @@
 #include "core/datafile.h"
 #include "core/event.h"
 #include "core/perf-util.h"
+#include "core/symbols.h"
 #include "core/topology.h"
 
 void profile_opts__init(struct profile_opts *po)
@@ -363,4 +364,29 @@ int recorder__close(struct recorder *r, int quiet)
 		fprintf(stderr, "[ lociprof: wrote %llu events to '%s' (%.1f KiB) ]\n",
 			(unsigned long long)n, r->path, st.st_size / 1024.0);
 	return 0;
+}
+
+int profile__symbols_sink(void *arg, const struct lp_event *ev, struct lp_actions *acts)
+{
+	(void)acts;
+	if (ev->type == LP_EV_MMAP)
+		symbols__add_mmap(arg, &ev->mmap);
+	return 0;
+}
+
+char *profile__join_args(int argc, char **argv)
+{
+	size_t len = 1;
+	char *s;
+	int i;
+
+	for (i = 0; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	s = calloc(1, len);
+	for (i = 0; s && i < argc; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, argv[i]);
+	}
+	return s;
 }

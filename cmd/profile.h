@@ -89,6 +89,11 @@ int profile__exit_code(const struct lp_session *s, const struct profile_opts *po
 
 
 
+/* A sink feeding mappings to a struct lp_symbols (@arg), for reports. */
+int profile__symbols_sink(void *arg, const struct lp_event *ev, struct lp_actions *acts);
+/* The program's command line as one string (malloc'd), for titles. */
+char *profile__join_args(int argc, char **argv);
+
 /* Saving the event stream (-o, record): a sink that writes a data file. */
 struct lp_datafile;
 struct recorder {

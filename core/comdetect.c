@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/comdetect.h"
+#include "core/tidmap.h"
 
 #define CD_MAX_THREADS	(1u << 24)
 #define CD_MAX_CPUS	(1u << 16)
@@ -60,11 +61,6 @@ struct cd_thread {
 	struct cd_slot pslot[COMDETECT_MAX_SLOTS];
 };
 
-struct cd_tidmap {
-	u32 tid, idx;
-	u8 used;
-};
-
 struct cd_pair {
 	u64 key;		/* a << 32 | b: raw[a][b], a published */
 	double vt, vf;
@@ -93,8 +89,7 @@ struct comdetect {
 
 	struct cd_thread *thr;
 	u32 nthr, thr_cap;
-	struct cd_tidmap *tids;
-	u32 ntids, tids_cap;
+	struct lp_tidmap tids;
 
 	u32 ncpus;
 	struct cd_pairs tpairs, cpairs;
@@ -190,47 +185,9 @@ static int cd_config_fill(struct comdetect_config *c,
 
 static struct cd_thread *cd_thread_by_tid(struct comdetect *cd, u32 tid)
 {
-	u32 mask = cd->tids_cap - 1, h;
+	u32 idx;
 
-	if (!cd->tids_cap)
-		return NULL;
-	for (h = hash64(tid) & mask; cd->tids[h].used; h = (h + 1) & mask)
-		if (cd->tids[h].tid == tid)
-			return &cd->thr[cd->tids[h].idx];
-	return NULL;
-}
-
-static int cd_tidmap_set(struct comdetect *cd, u32 tid, u32 idx)
-{
-	u32 mask, h, i;
-
-	if ((cd->ntids + 1) * 2 > cd->tids_cap) {
-		u32 cap = cd->tids_cap ? cd->tids_cap * 2 : 64;
-		struct cd_tidmap *old = cd->tids, *v = calloc(cap, sizeof(*v));
-		u32 ocap = cd->tids_cap;
-
-		if (!v)
-			return -ENOMEM;
-		cd->tids = v;
-		cd->tids_cap = cap;
-		cd->ntids = 0;
-		for (i = 0; i < ocap; i++)
-			if (old[i].used)
-				cd_tidmap_set(cd, old[i].tid, old[i].idx);
-		free(old);
-	}
-	mask = cd->tids_cap - 1;
-	for (h = hash64(tid) & mask; cd->tids[h].used; h = (h + 1) & mask) {
-		if (cd->tids[h].tid == tid) {	/* tid reused by a new thread */
-			cd->tids[h].idx = idx;
-			return 0;
-		}
-	}
-	cd->tids[h].used = 1;
-	cd->tids[h].tid = tid;
-	cd->tids[h].idx = idx;
-	cd->ntids++;
-	return 0;
+	return lp_tidmap__get(&cd->tids, tid, &idx) ? &cd->thr[idx] : NULL;
 }
 
 static int cd_threads_grow(struct comdetect *cd, u32 n)
@@ -283,7 +240,7 @@ static int cd_thread_start(struct comdetect *cd, const struct lp_thread *th)
 	memset(t, 0, sizeof(*t));
 	t->tid = th->tid;
 	t->started = t->live = 1;
-	return cd_tidmap_set(cd, th->tid, th->index);
+	return lp_tidmap__set(&cd->tids, th->tid, th->index);
 }
 
 static void cd_thread_exit(struct comdetect *cd, const struct lp_thread *th)
@@ -1048,7 +1005,7 @@ void comdetect__delete(struct comdetect *cd)
 	cd_result_free(cd);
 	free(cd->board);
 	free(cd->thr);
-	free(cd->tids);
+	lp_tidmap__exit(&cd->tids);
 	free(cd->tpairs.v);
 	free(cd->cpairs.v);
 	free(cd->lines);

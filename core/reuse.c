@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/reuse.h"
+#include "core/tidmap.h"
 
 #define RU_MAX_THREADS	(1u << 24)
 #define RU_NO_CPU	(~0u)
@@ -56,11 +57,6 @@ struct ru_thread {
 	u8 pmode[REUSE_MAX_SLOTS];	/* previous (censored) watch */
 };
 
-struct ru_tidmap {
-	u32 tid, idx;
-	u8 used;
-};
-
 struct ru_det {			/* one detection */
 	u32 thread;
 	u8 kind;		/* enum ru_kind */
@@ -92,8 +88,7 @@ struct reuse {
 
 	struct ru_thread *thr;
 	u32 nthr, thr_cap, nlive;
-	struct ru_tidmap *tids;
-	u32 ntids, tids_cap;
+	struct lp_tidmap tids;
 
 	struct ru_det *det;
 	size_t ndet, det_cap;
@@ -190,46 +185,9 @@ u64 reuse__ns_to_accesses(double ns, double rate)
 
 static struct ru_thread *ru_thread_by_tid(struct reuse *ru, u32 tid)
 {
-	u32 mask = ru->tids_cap - 1, h;
+	u32 idx;
 
-	if (!ru->tids_cap)
-		return NULL;
-	for (h = hash64(tid) & mask; ru->tids[h].used; h = (h + 1) & mask)
-		if (ru->tids[h].tid == tid)
-			return &ru->thr[ru->tids[h].idx];
-	return NULL;
-}
-
-static int ru_tidmap_set(struct reuse *ru, u32 tid, u32 idx)
-{
-	u32 mask, h, i;
-
-	if ((ru->ntids + 1) * 2 > ru->tids_cap) {
-		u32 cap = ru->tids_cap ? ru->tids_cap * 2 : 64, ocap = ru->tids_cap;
-		struct ru_tidmap *old = ru->tids, *v = calloc(cap, sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		ru->tids = v;
-		ru->tids_cap = cap;
-		ru->ntids = 0;
-		for (i = 0; i < ocap; i++)
-			if (old[i].used)
-				ru_tidmap_set(ru, old[i].tid, old[i].idx);
-		free(old);
-	}
-	mask = ru->tids_cap - 1;
-	for (h = hash64(tid) & mask; ru->tids[h].used; h = (h + 1) & mask) {
-		if (ru->tids[h].tid == tid) {	/* tid reused by a new thread */
-			ru->tids[h].idx = idx;
-			return 0;
-		}
-	}
-	ru->tids[h].used = 1;
-	ru->tids[h].tid = tid;
-	ru->tids[h].idx = idx;
-	ru->ntids++;
-	return 0;
+	return lp_tidmap__get(&ru->tids, tid, &idx) ? &ru->thr[idx] : NULL;
 }
 
 static int ru_threads_grow(struct reuse *ru, u32 n)
@@ -673,7 +631,7 @@ static int ru_thread_start(struct reuse *ru, const struct lp_thread *th,
 	t->cpu = th->cpu;
 	t->started = t->live = 1;
 	ru->nlive++;
-	err = ru_tidmap_set(ru, th->tid, th->index);
+	err = lp_tidmap__set(&ru->tids, th->tid, th->index);
 	/* it may store to (or reuse) what the active slots watch */
 	for (i = 0; !err && i < ru->cfg.nslots; i++)
 		if (ru->slot[i].cur.active)
@@ -1013,7 +971,7 @@ void reuse__delete(struct reuse *ru)
 		return;
 	ru_result_free(ru);
 	free(ru->thr);
-	free(ru->tids);
+	lp_tidmap__exit(&ru->tids);
 	free(ru->det);
 	free(ru->stride);
 	free(ru->rates);
