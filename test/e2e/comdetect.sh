@@ -25,7 +25,7 @@ fi
 
 # --- false-sharing: the measured false fraction follows the configured one
 for F in 0 0.5 1; do
-	"$LOCIPROF" comdetect -q --json "$TMP/fs.json" "$MB/false-sharing" --threads 2 --false-fraction $F > /dev/null
+	"$LOCIPROF" comdetect -q --json "$TMP/fs.json" "$MB/false-sharing" --threads 2 --pin --false-fraction $F > /dev/null
 	got=$(js "$TMP/fs.json" "'%.3f' % d['false_fraction']")
 	det=$(js "$TMP/fs.json" "d['totals']['detections']")
 	if python3 -c "import sys; sys.exit(0 if abs(float('$got') - $F) <= 0.1 and $det >= 50 else 1)"; then
@@ -35,10 +35,11 @@ for F in 0 0.5 1; do
 	fi
 done
 
-# --- write-volume: more sharing, more communication per CPU time
+# --- write-volume: more sharing, more communication per CPU time (pinned:
+# two threads that take turns on one CPU share its cache and do not communicate)
 prev=
 for f in 0.1 1.0; do
-	"$LOCIPROF" comdetect -q --json "$TMP/wv.json" "$MB/write-volume" --threads 2 --sharing-fraction $f > /dev/null
+	"$LOCIPROF" comdetect -q --json "$TMP/wv.json" "$MB/write-volume" --threads 2 --pin --sharing-fraction $f > /dev/null
 	rate=$(js "$TMP/wv.json" "'%.4f' % (d['totals']['detections'] / (d['cpu_ns'] / 1e6))")
 	tf=$(js "$TMP/wv.json" "d['totals']['false']")
 	echo "# write-volume sharing $f: $rate detections per ms of CPU, false volume $tf"
