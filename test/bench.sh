@@ -121,7 +121,9 @@ if section comdetect; then
 	done
 	echo
 	echo "## comdetect overhead (default period, async) and peak memory"
-	for w in "false-sharing --threads 2" "write-volume --threads 2"; do
+	echo "# runs of 2-4 s, so the fixed cost (exec under ptrace, symbol loading for the"
+	echo "# report: ~0.1 s with libc debug info) does not dominate"
+	for w in "false-sharing --threads 2 --iters 40000000" "write-volume --threads 2 --iters 80000000"; do
 		set -- $w
 		prog=$MB/$1; shift
 		n=$(median "$prog" "$@")
