@@ -968,11 +968,8 @@ static void resume(pid_t tid, int sig)
 
 static void handle_exec(struct lp_session *s, struct thread *t)
 {
-	unsigned long former = 0;
-	struct thread *old;
 	int i;
 
-	ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &former);
 	/* every other thread of the process is gone; so are its mappings */
 	for (i = 0; i < THREAD_HASH; i++) {
 		struct thread *n, *u;
@@ -985,7 +982,6 @@ static void handle_exec(struct lp_session *s, struct thread *t)
 			}
 		}
 	}
-	(void)old;
 	if (t->state == TS_LIVE) {
 		read_cpu_time(t);
 		close_events(s, t);
@@ -1114,12 +1110,12 @@ static void handle_wait(struct lp_session *s, pid_t tid, int status)
 			ptrace(PTRACE_LISTEN, tid, 0, 0);
 			return;
 		}
-		/* first stop of a new thread, or our PTRACE_INTERRUPT */
+		/*
+		 * First stop of a new thread, or our PTRACE_INTERRUPT. The forked
+		 * child before its exec runs our code: nothing to trace yet.
+		 */
 		if (t->state == TS_NEW && (t->parent_tid || s->exec_seen))
 			thread__setup(s, t);
-		if (t->state == TS_NEW && !t->parent_tid && !s->exec_seen) {
-			/* the forked child before exec: nothing to trace yet */
-		}
 		resume(tid, 0);
 		return;
 	default:
@@ -1141,7 +1137,7 @@ static void handle_wait(struct lp_session *s, pid_t tid, int status)
 		}
 	}
 	if (t->state == TS_NEW && !t->parent_tid && !s->exec_seen && sig == SIGCONT) {
-		resume(tid, sig);
+		resume(tid, sig);	/* ours, from start_command: not the program's */
 		return;
 	}
 	s->stats.signals_forwarded++;

@@ -123,3 +123,13 @@ printf 'not a lociprof file at all' > "$TMP/junk.data"
 "$LOCIPROF" script -i "$TMP/junk.data" > /dev/null 2> "$TMP/junk.err"; rc=$?
 [ $rc = 1 ] && grep -q "junk.data" "$TMP/junk.err" && ok "not a data file: $(cat "$TMP/junk.err")" \
 	|| fail "not a data file" "exit $rc: $(cat "$TMP/junk.err")"
+
+# --- exec: the new program is followed, its threads and mappings too
+"$LOCIPROF" record -q -o "$TMP/exec.data" sh -c "exec $MB/stream-regions --threads 2 --iters 20"; rc=$?
+n=$("$LOCIPROF" script -i "$TMP/exec.data" | grep -c ': sample .* region[01]+')
+starts=$("$LOCIPROF" script -i "$TMP/exec.data" --no-symbols | grep -c ': thread-start')
+if [ $rc = 0 ] && [ "$n" -gt 50 ] && [ "$starts" = 3 ]; then
+	ok "exec: $n samples name the new program's arrays; sh, then 2 threads of it"
+else
+	fail "exec is followed" "exit $rc, $n samples in region0/1, $starts thread starts (want 3)"
+fi
