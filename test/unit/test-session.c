@@ -160,6 +160,11 @@ static int run_wp(struct lp_test_ctx *ctx, int sync)
 	err = session__run(s);
 	unlink(file);
 	TEST_ASSERT(err == 0, "run: %s (%s)", strerror(-err), session__error(s));
+	TEST_LOG("session: traps %llu stale %llu arm errors %llu (last %d)",
+		 (unsigned long long)session__stats(s)->traps,
+		 (unsigned long long)session__stats(s)->stale_traps,
+		 (unsigned long long)session__stats(s)->arm_errors,
+		 session__stats(s)->last_arm_error);
 	TEST_LOG("traps first %d second %d, misattributed %d, arms %llu moves %llu",
 		 st.traps_first, st.traps_second, st.misattributed,
 		 (unsigned long long)session__stats(s)->arms,
