@@ -14,7 +14,7 @@ LIBS     := -lpfm -ldw -lelf -lzstd -lcapstone -lz -llzma -lbz2 -lpthread -lm
 
 DEB_PKGS := build-essential libpfm4-dev libdw-dev libelf-dev libzstd-dev \
             libcapstone-dev zlib1g-dev liblzma-dev libbz2-dev man-db file \
-            python3
+            python3 bc
 
 CORE_SRC := $(wildcard core/*.c) $(wildcard arch/*/*.c)
 CMD_SRC  := $(wildcard cmd/*.c)
