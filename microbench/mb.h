@@ -542,6 +542,32 @@ static inline void mb_print_counts(const char *name, const struct mb_common *c,
 	mb_json_obj_end(&j);
 }
 
+/*
+ * The rest of main() after option parsing, as every communication
+ * benchmark runs it: --expect, --print-layout, the threads, -v counts.
+ */
+static inline int mb_finish_main(const struct mb_info *in, const struct mb_common *c,
+				 void (*expect)(void), void (*print_layout)(void),
+				 mb_worker_fn worker, const struct mb_counts *counts)
+{
+	int err;
+
+	if (c->expect) {
+		expect();
+		return 0;
+	}
+	if (c->print_layout)
+		print_layout();
+	err = mb_run(c->threads, c->pin, worker, NULL);
+	if (err) {
+		fprintf(stderr, "%s: error: cannot run threads: %s\n", in->name, strerror(-err));
+		return 1;
+	}
+	if (c->verbose)
+		mb_print_counts(in->name, c, counts);
+	return 0;
+}
+
 /* ------------------------------------------- expected communication model */
 
 /*

@@ -103,21 +103,6 @@ static void print_layout(void)
 
 int main(int argc, char **argv)
 {
-	int err;
-
 	mb_parse(&opt, &info, argc, argv);
-	if (opt.expect) {
-		expect();
-		return 0;
-	}
-	if (opt.print_layout)
-		print_layout();
-	err = mb_run(opt.threads, opt.pin, worker, NULL);
-	if (err) {
-		fprintf(stderr, "%s: error: cannot run threads: %s\n", info.name, strerror(-err));
-		return 1;
-	}
-	if (opt.verbose)
-		mb_print_counts(info.name, &opt, counts);
-	return 0;
+	return mb_finish_main(&info, &opt, expect, print_layout, worker, counts);
 }

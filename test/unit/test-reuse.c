@@ -10,25 +10,7 @@
 
 #include "core/reuse.h"
 #include "core/tests.h"
-
-static struct lp_event ev_start(u32 tid, u32 index, u32 cpu)
-{
-	struct lp_event ev = { .type = LP_EV_THREAD_START };
-
-	ev.thread.pid = 100;
-	ev.thread.tid = tid;
-	ev.thread.index = index;
-	ev.thread.cpu = cpu;
-	return ev;
-}
-
-static struct lp_event ev_exit(u32 tid)
-{
-	struct lp_event ev = { .type = LP_EV_THREAD_EXIT };
-
-	ev.thread.tid = tid;
-	return ev;
-}
+#include "test/unit/events.h"
 
 static struct lp_event ev_sample(u32 tid, u32 cpu, u8 kind, u64 addr, u8 size,
 				 u64 thread_ns)
