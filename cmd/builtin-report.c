@@ -28,6 +28,7 @@ const char report_usage[] =
 	"\nreuse recordings (lociprof reuse -o) also take:\n"
 	"        --cache SPEC      model these caches (default: the recording machine's)\n"
 	"        --access-rate N   memory accesses per ns of thread CPU time\n"
+	"        --global-rate     one estimated rate for every reuse\n"
 	"    -h, --help            show this help\n";
 
 /* Replay a reuse recording: same configuration, same decisions, same result. */
@@ -138,6 +139,7 @@ int cmd_report(int argc, char **argv)
 		COMDETECT_LONG_OPTS,
 		{ "cache", required_argument, NULL, 0x402 },
 		{ "access-rate", required_argument, NULL, 0x403 },
+		{ "global-rate", no_argument, NULL, 0x406 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -161,7 +163,7 @@ int cmd_report(int argc, char **argv)
 			input = optarg;
 		else if (c == 'h')
 			usage_exit(report_usage, 0);
-		else if (c == 0x402 || c == 0x403)
+		else if (c == 0x402 || c == 0x403 || c == 0x406)
 			reuse_opts__parse(&ro, c, optarg, report_usage);
 		else if (!comdetect_opts__parse(&co, c, optarg, report_usage))
 			usage_exit(report_usage, 1);

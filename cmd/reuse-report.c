@@ -58,6 +58,7 @@ int reuse_opts__parse(struct reuse_opts *ro, int c, const char *arg,
 		}
 		break;
 	case 0x404: ro->trace = arg; break;
+	case 0x406: ro->cfg.global_rate = 1; break;
 	case 0x405:
 		ro->cfg.nslots = (int)parse_ull_opt("--slots", arg);
 		if (ro->cfg.nslots < 1 || ro->cfg.nslots > 4) {
@@ -187,13 +188,24 @@ static void time_desc(const struct reuse_report *r, char *buf, size_t len)
 		snprintf(buf, len, "exact: counted in the full access trace");
 		return;
 	}
-	snprintf(buf, len, "%s%s x access rate %.4g accesses/ns (%s)%s",
+	char cost[160] = "", local[160] = "";
+
+	if (res->trap_cost_ns > 0)
+		snprintf(cost, sizeof(cost), ", less %.1f us for each reuse timed from a held sample "
+			 "(the stop and trap cost: median of %" PRIu64 " samples' own-access traps)",
+			 res->trap_cost_ns / 1000, res->trap_cost_samples);
+	if (res->local_rate_reuses)
+		snprintf(local, sizeof(local), "the local one (stride pairs between use and reuse) for "
+			 "%" PRIu64 " reuses, else ", res->local_rate_reuses);
+	snprintf(buf, len, "%s%s%s x access rate %s%.4g accesses/ns (%s)%s",
 		 res->shared ? "CPU ns of the threads on the cache (wall time x threads sharing it)"
 			     : "thread CPU ns elapsed between use and reuse",
 		 res->time_source == REUSE_TIME_WALL ? " [fallback: CLOCK_MONOTONIC, thread CPU time unknown]" :
 		 res->time_source == REUSE_TIME_MIXED ? " [partly CLOCK_MONOTONIC: thread CPU time missing]" : "",
-		 res->access_rate,
+		 cost, local, res->access_rate,
 		 res->rate_source == REUSE_RATE_USER ? "given with --access-rate" :
+		 res->rate_source == REUSE_RATE_STRIDE && res->rate_pairs_local ?
+			"median of the stride pairs inside some reuse" :
 		 res->rate_source == REUSE_RATE_STRIDE ? "estimated from the address strides of consecutive samples at one instruction" :
 		 res->rate_source == REUSE_RATE_COUNTER ? "loads+stores counters" :
 		 "DEFAULT: too few stride pairs to estimate, distances are in ns of CPU time; give --access-rate",
@@ -347,7 +359,7 @@ void reuse_report__print(const struct reuse_report *r, FILE *f)
 	const struct reuse_result *res = r->res;
 	const struct reuse_stats *st = &res->stats;
 	double hit[REUSE_MAX_CACHES], mrc[MRC_MAX_LOG2 + 1], decided;
-	char desc[512], a[400], b[400], o[400], sz[32];
+	char desc[1024], a[400], b[400], o[400], sz[32];
 	struct reuse_hist lh;
 	int i, n;
 
@@ -436,9 +448,10 @@ void reuse_report__print(const struct reuse_report *r, FILE *f)
 		fprintf(f, "     use   %s\n     reuse %s\n", a, b);
 	}
 	if (!r->exact)
-		fprintf(f, "\n# traps %" PRIu64 " (stale %" PRIu64 ", late %" PRIu64 "); samples without a free slot "
+		fprintf(f, "\n# traps %" PRIu64 " (stale %" PRIu64 ", late %" PRIu64 ", the sampled access "
+			"itself %" PRIu64 "); samples without a free slot "
 			"(reservoir kept the older watches) %" PRIu64 "\n", st->traps, st->traps_stale,
-			st->traps_late, st->samples_dropped);
+			st->traps_late, st->traps_use, st->samples_dropped);
 }
 
 /* ---- JSON ------------------------------------------------------------- */
@@ -467,7 +480,7 @@ int reuse_report__json(const struct reuse_report *r, const char *path)
 	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
 	struct json_writer w;
 	struct reuse_hist lh;
-	char buf[512], addr[32];
+	char buf[1024], addr[32];
 	int i, err;
 
 	if (!f)
@@ -493,6 +506,9 @@ int reuse_report__json(const struct reuse_report *r, const char *path)
 	json__double(&w, "access_rate", res->access_rate);
 	json__double(&w, "stride_rate", res->stride_rate);
 	json__u64(&w, "stride_pairs", res->stats.rate_pairs);
+	json__u64(&w, "local_rate_reuses", res->local_rate_reuses);
+	json__double(&w, "trap_cost_ns", res->trap_cost_ns);
+	json__u64(&w, "trap_cost_samples", res->trap_cost_samples);
 	json__obj_end(&w);
 	json_bins(&w, "bins", &res->stack);
 	json_bins(&w, "time_bins", &res->time);

@@ -48,7 +48,8 @@ struct reuse_opts {
 	{ "cache", required_argument, NULL, 0x402 },                \
 	{ "access-rate", required_argument, NULL, 0x403 },          \
 	{ "trace", required_argument, NULL, 0x404 },                \
-	{ "slots", required_argument, NULL, 0x405 }
+	{ "slots", required_argument, NULL, 0x405 },                \
+	{ "global-rate", no_argument, NULL, 0x406 }
 
 /* options reuse and comdetect share in report are parsed by comdetect */
 #define REUSE_OWN_LONG_OPTS                                        \
@@ -67,6 +68,8 @@ struct reuse_opts {
 	"                          (default: this machine's, from sysfs)\n"             \
 	"        --access-rate N   memory accesses per ns of thread CPU time, to turn\n" \
 	"                          reuse times into accesses (default: estimated)\n"    \
+	"        --global-rate     one estimated rate for every reuse (default: each\n"  \
+	"                          reuse's local rate where its interval has one)\n"     \
 	"        --slots N         watchpoint slots (debug registers) used, 1-4\n"      \
 	"        --seed N          seed of the reservoir sampling\n"                    \
 	"        --top N           use->reuse pairs to show (default 10)\n"             \

@@ -35,6 +35,8 @@ extern const char *const lp_noaddr_names[LP_NOADDR__MAX];
 #define LP_SAMPLE_LOCKED	(1u << 2)
 #define LP_SAMPLE_TLB_MISS	(1u << 3)
 #define LP_SAMPLE_HELD		(1u << 4)	/* thread is stopped while this is processed */
+#define LP_SAMPLE_PENDING	(1u << 5)	/* access not made yet: it is IP's, the
+						   thread's next instruction (soft) */
 
 /*
  * One decoded memory sample: the one struct that crosses the facility

@@ -30,10 +30,14 @@ enum ru_kind {
 	RU_COLD = 2,
 };
 
+#define RU_MAX_INSN	15	/* bytes: the longest x86 instruction */
+
 /* One watch: what a slot (debug register i of every thread) watches. */
 struct ru_watch {
 	u8 active;
 	u8 len, exact;
+	u8 pending;		/* held sample of an access not made yet */
+	u8 held;		/* armed while its thread was held (sync) */
 	u32 owner;		/* use thread index */
 	u32 owner_cpu;
 	u64 cookie;
@@ -62,11 +66,24 @@ struct ru_det {			/* one detection */
 	u8 kind;		/* enum ru_kind */
 	u8 wall;		/* ns is wall time, not thread CPU time */
 	u8 shared_k;		/* shared mode: CPU-time multiplier used */
+	u8 held;		/* a reuse timed from a held sample */
 	double ns;
 	double w;		/* 1 / P(observed): Horvitz-Thompson weight */
 	u64 use_time;		/* when the use was sampled (window order) */
 	u64 use_ns;		/* thread CPU ns at the use (0: unknown) */
 	double acc;		/* accesses in between, set by ru_accesses */
+	double rate;		/* accesses per ns used for it (reuses) */
+};
+
+struct ru_dbl {			/* a growing vector of doubles */
+	double *v;
+	size_t n, cap;
+};
+
+struct ru_span {			/* a forward stride pair of one thread */
+	u32 thread;
+	u64 t0, t1;		/* thread CPU ns of its two samples */
+	double rate;		/* accesses per ns */
 };
 
 struct ru_stride {
@@ -94,8 +111,10 @@ struct reuse {
 	size_t ndet, det_cap;
 
 	struct ru_stride *stride;
-	double *rates;
-	size_t nrates, rates_cap;
+	struct ru_dbl rates;		/* stride rates, accesses per ns */
+	struct ru_dbl cal;		/* held stops: sample to own-access trap ns */
+	struct ru_span *spans;		/* forward stride pairs, for local rates */
+	size_t nspans, spans_cap;
 	double size_sum;
 
 	struct ru_pairrec *pairs;	/* open addressing, 2 x max_pairs */
@@ -341,18 +360,39 @@ static void ru_pair_add(struct reuse *ru, const struct ru_watch *w, u64 trap_ip,
 
 /* ---- stride estimate of the access rate ------------------------------- */
 
-static int ru_rate_push(struct reuse *ru, double r)
+static int ru_dbl_push(struct ru_dbl *d, double x)
 {
-	if (ru->nrates == ru->rates_cap) {
-		size_t cap = ru->rates_cap ? ru->rates_cap * 2 : 256;
-		double *v = realloc(ru->rates, cap * sizeof(*v));
+	if (d->n == d->cap) {
+		size_t cap = d->cap ? d->cap * 2 : 256;
+		double *v = realloc(d->v, cap * sizeof(*v));
 
 		if (!v)
 			return -ENOMEM;
-		ru->rates = v;
-		ru->rates_cap = cap;
+		d->v = v;
+		d->cap = cap;
 	}
-	ru->rates[ru->nrates++] = r;
+	d->v[d->n++] = x;
+	return 0;
+}
+
+static int ru_span_push(struct reuse *ru, u32 thread, u64 t0, u64 t1, double r)
+{
+	struct ru_span *x;
+
+	if (ru->nspans == ru->spans_cap) {
+		size_t cap = ru->spans_cap ? ru->spans_cap * 2 : 256;
+		struct ru_span *v = realloc(ru->spans, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		ru->spans = v;
+		ru->spans_cap = cap;
+	}
+	x = &ru->spans[ru->nspans++];
+	x->thread = thread;
+	x->t0 = t0;
+	x->t1 = t1;
+	x->rate = r;
 	return 0;
 }
 
@@ -374,7 +414,9 @@ static int ru_stride(struct reuse *ru, u32 thread, const struct lp_sample *s)
 			double r = (double)(d / s->size) / ns;
 
 			if (r <= REUSE_MAX_RATE)
-				err = ru_rate_push(ru, r);
+				err = ru_dbl_push(&ru->rates, r);
+			if (!err && r <= REUSE_MAX_RATE && s->addr > e->addr)
+				err = ru_span_push(ru, thread, e->ns, s->thread_ns, r);
 		}
 	}
 	e->key = key;
@@ -499,6 +541,8 @@ static int ru_sample(struct reuse *ru, const struct lp_sample *s,
 	sl->cur.use_ip = s->ip;
 	sl->cur.use_ns = s->thread_ns;
 	sl->cur.use_time = s->time;
+	sl->cur.held = !!(s->flags & LP_SAMPLE_HELD);
+	sl->cur.pending = sl->cur.held && (s->flags & LP_SAMPLE_PENDING);
 	sl->cur.logp = miss < 1 ? log1p(-miss) : -INFINITY;
 	ru->st.samples_used++;
 
@@ -573,6 +617,26 @@ static int ru_trap(struct reuse *ru, const struct lp_trap *tr,
 	if (tr->cpu != RU_NO_CPU)
 		t->cpu = tr->cpu;
 
+	/*
+	 * A held sample of an access not made yet: the owner's first trap at
+	 * that instruction is the use itself (the thread resumed and made it),
+	 * not a reuse. It dates the use past the stop; the watch stays.
+	 */
+	if (current && w->pending && me == w->owner && mode == LP_WP_RW &&
+	    tr->ip >= w->use_ip && tr->ip <= w->use_ip + RU_MAX_INSN) {
+		w->pending = 0;
+		if (tr->thread_ns && w->use_ns && tr->thread_ns > w->use_ns &&
+		    (err = ru_dbl_push(&ru->cal, tr->thread_ns - w->use_ns)))
+			return err;
+		if (tr->thread_ns)
+			w->use_ns = tr->thread_ns;
+		w->use_time = tr->time;
+		ru->st.traps_use++;
+		return 0;
+	}
+	if (current)
+		w->pending = 0;
+
 	if (mode == LP_WP_RW) {
 		if (!ru->cfg.shared && w->use_ns && tr->thread_ns &&
 		    tr->thread_ns >= w->use_ns) {
@@ -589,6 +653,7 @@ static int ru_trap(struct reuse *ru, const struct lp_trap *tr,
 		err = ru_record(ru, w->owner, RU_REUSE, ns, wall, k, w->logp, w->use_time, w->use_ns);
 		if (err)
 			return err;
+		ru->det[ru->ndet - 1].held = w->held && !wall;
 		if (me != w->owner)
 			ru->thr[w->owner].cross++;
 		if (w->exact)
@@ -745,15 +810,21 @@ static int ru_pair_cmp(const void *pa, const void *pb)
 	return a->reuse_ip < b->reuse_ip ? -1 : a->reuse_ip > b->reuse_ip;
 }
 
+/* The median of @d (sorted in place), 0 if empty. */
+static double ru_median(struct ru_dbl *d)
+{
+	if (!d->n)
+		return 0;
+	qsort(d->v, d->n, sizeof(*d->v), dbl_cmp);
+	return d->n % 2 ? d->v[d->n / 2] : (d->v[d->n / 2 - 1] + d->v[d->n / 2]) / 2;
+}
+
 static double ru_rate(struct reuse *ru, struct reuse_result *r)
 {
 	r->stride_rate = 0;
-	ru->st.rate_pairs = ru->nrates;
-	if (ru->nrates >= REUSE_MIN_RATE_PAIRS) {
-		qsort(ru->rates, ru->nrates, sizeof(*ru->rates), dbl_cmp);
-		r->stride_rate = ru->nrates % 2 ? ru->rates[ru->nrates / 2] :
-			(ru->rates[ru->nrates / 2 - 1] + ru->rates[ru->nrates / 2]) / 2;
-	}
+	ru->st.rate_pairs = ru->rates.n;
+	if (ru->rates.n >= REUSE_MIN_RATE_PAIRS)
+		r->stride_rate = ru_median(&ru->rates);
 	if (ru->cfg.access_rate > 0) {
 		r->rate_source = REUSE_RATE_USER;
 		return ru->cfg.access_rate;
@@ -774,13 +845,101 @@ static int ru_det_time_cmp(const void *pa, const void *pb)
 	return a->use_time < b->use_time ? -1 : a->use_time > b->use_time;
 }
 
-/* Accesses between use and reuse: elapsed ns x the run's access rate. */
-static void ru_accesses(struct reuse *ru, const struct reuse_result *r)
+static int ru_span_cmp(const void *pa, const void *pb)
 {
-	size_t d;
+	const struct ru_span *a = pa, *b = pb;
 
-	for (d = 0; d < ru->ndet; d++)
-		ru->det[d].acc = ru->det[d].ns * r->access_rate;
+	if (a->thread != b->thread)
+		return a->thread < b->thread ? -1 : 1;
+	return a->t1 < b->t1 ? -1 : a->t1 > b->t1;
+}
+
+/*
+ * The local rate of a reuse timed in thread CPU ns [u, u + n]: the median
+ * of the thread's forward stride pairs inside that interval (a pass over
+ * the data reused, at the speed of that phase; see reuse.h), 0 if none.
+ * Marks the pairs it used in @used.
+ */
+static double ru_local_rate(struct reuse *ru, u32 thread, u64 u, u64 n,
+			    u8 *used, struct ru_dbl *tmp)
+{
+	size_t lo = 0, hi = ru->nspans, j;
+
+	while (lo < hi) {	/* first span of @thread with t1 >= u */
+		size_t m = (lo + hi) / 2;
+		const struct ru_span *x = &ru->spans[m];
+
+		if (x->thread < thread || (x->thread == thread && x->t1 < u))
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	tmp->n = 0;
+	for (j = lo; j < ru->nspans && ru->spans[j].thread == thread &&
+		     ru->spans[j].t1 <= u + n; j++) {
+		if (ru->spans[j].t0 < u)
+			continue;
+		if (ru_dbl_push(tmp, ru->spans[j].rate))
+			return 0;
+		used[j] = 1;
+	}
+	return ru_median(tmp);
+}
+
+/*
+ * Accesses between use and reuse: elapsed ns, less the measured cost of a
+ * held stop and a trap for reuses timed from a held sample, x the access
+ * rate: the reuse's local one where its interval holds stride pairs, else
+ * the run's (the median of the pairs some reuse used, or of all pairs).
+ */
+static int ru_accesses(struct reuse *ru, struct reuse_result *r)
+{
+	struct ru_dbl tmp = { 0 }, val = { 0 };
+	double *rate = calloc(ru->ndet ? ru->ndet : 1, sizeof(*rate));
+	u8 *used = calloc(ru->nspans ? ru->nspans : 1, 1);
+	size_t d;
+	int err = 0;
+
+	if (!rate || !used) {
+		err = -ENOMEM;
+		goto out;
+	}
+	r->trap_cost_samples = ru->cal.n;
+	r->trap_cost_ns = ru->cal.n >= REUSE_MIN_TRAP_COST ? ru_median(&ru->cal) : 0;
+	if (r->rate_source == REUSE_RATE_STRIDE && !ru->cfg.global_rate) {
+		qsort(ru->spans, ru->nspans, sizeof(*ru->spans), ru_span_cmp);
+		for (d = 0; d < ru->ndet; d++) {
+			const struct ru_det *x = &ru->det[d];
+
+			if (x->kind == RU_REUSE && !x->wall && x->use_ns)
+				rate[d] = ru_local_rate(ru, x->thread, x->use_ns,
+							(u64)x->ns, used, &tmp);
+		}
+		for (d = 0; d < ru->nspans; d++)
+			if (used[d] && (err = ru_dbl_push(&val, ru->spans[d].rate)))
+				goto out;
+		if (val.n >= REUSE_MIN_RATE_PAIRS) {
+			r->access_rate = r->stride_rate = ru_median(&val);
+			r->rate_pairs_local = val.n;
+		}
+	}
+	for (d = 0; d < ru->ndet; d++) {
+		struct ru_det *x = &ru->det[d];
+		double ns = x->ns;
+
+		if (x->held && x->kind == RU_REUSE)
+			ns = ns > r->trap_cost_ns ? ns - r->trap_cost_ns : 0;
+		if (rate[d] > 0)
+			r->local_rate_reuses++;
+		x->rate = rate[d] > 0 ? rate[d] : r->access_rate;
+		x->acc = ns * x->rate;
+	}
+out:
+	free(tmp.v);
+	free(val.v);
+	free(rate);
+	free(used);
+	return err;
 }
 
 static void ru_add_det(struct reuse_hist *h, const struct ru_det *x, double rate)
@@ -864,7 +1023,10 @@ const struct reuse_result *reuse__result(struct reuse *ru)
 	r->shared = ru->cfg.shared;
 	r->gran = ru->cfg.gran;
 	r->access_rate = ru_rate(ru, r);
-	ru_accesses(ru, r);
+	if (ru_accesses(ru, r)) {
+		ru_result_free(ru);
+		return NULL;
+	}
 	reuse_hist__init(&r->time, REUSE_TIME, ru->cfg.gran);
 	for (i = 0; i < n; i++) {
 		struct reuse_thread *t = &ru->r_thr[i];
@@ -974,7 +1136,9 @@ void reuse__delete(struct reuse *ru)
 	lp_tidmap__exit(&ru->tids);
 	free(ru->det);
 	free(ru->stride);
-	free(ru->rates);
+	free(ru->rates.v);
+	free(ru->cal.v);
+	free(ru->spans);
 	free(ru->pairs);
 	free(ru);
 }

@@ -41,6 +41,12 @@
  *   which of its bytes were touched, so it is temporal or spatial within
  *   those 8 bytes. A 64-byte line cannot be watched whole with 8-byte debug
  *   registers: spatial reuse elsewhere in the line is not seen.
+ * - A sample of an access not made yet (LP_SAMPLE_PENDING: the soft
+ *   facility's sampled instruction) taken while its thread was held
+ *   (LP_SAMPLE_HELD): the owner's first trap at that instruction (trap IP
+ *   within RU_MAX_INSN bytes after it) is the use being made, not a reuse;
+ *   it moves the use's time to that trap and leaves the watch armed
+ *   (stats.traps_use).
  * - Traps on an inactive slot, with a cookie not of the slot's current (or,
  *   for a late asynchronous read, previous censored) watch, or by a thread
  *   that exited are stale and ignored. A late trap of the previous watch
@@ -50,24 +56,36 @@
  *   lp_sample/lp_trap.thread_ns (private mode; the same thread) or, when
  *   they are 0, CLOCK_MONOTONIC time (time_source says which). Shared mode:
  *   the CPU time of all threads on that cache, estimated as wall time times
- *   min(live threads sharing it, CPUs of that cache). In accesses: t =
- *   max(0, round(rate x ns) - 1) accesses strictly between use and reuse.
+ *   min(live threads sharing it, CPUs of that cache). A reuse timed from a
+ *   held sample (LP_SAMPLE_HELD) also holds the thread's return from the
+ *   stop and the trap's own entry, which the session cannot subtract: the
+ *   median over the run of (own-access trap ns - sample ns) of held pending
+ *   samples (above) measures that cost, and it is subtracted (clamped at
+ *   0) when at least REUSE_MIN_TRAP_COST were seen (result.trap_cost_ns).
+ *   In accesses: t = max(0, round(rate x ns) - 1) accesses strictly
+ *   between use and reuse.
  *   TODO(pebs/ibs): with a facility that counts loads+stores (LP_EV_COUNTER
  *   read at sample and trap, DESIGN 3.2) the counter difference replaces
  *   rate x ns; reuse__counter() is the hook that records the readings.
  * - Access rate (accesses per ns of thread CPU time), in this order:
- *   cfg.access_rate if set (REUSE_RATE_USER); else the stride estimate
- *   (REUSE_RATE_STRIDE), one rate for the whole run: two consecutive
- *   samples of one thread at one IP
- *   whose addresses differ by a multiple d of the access size s, in the
- *   same direction, within 2^24 accesses, give |d|/s accesses of a dense
- *   stream in the thread CPU ns between them; the estimate is the median
- *   of those rates over all such pairs (at least REUSE_MIN_RATE_PAIRS;
- *   rates above REUSE_MAX_RATE per ns are impossible and rejected). It
- *   assumes the code walks dense arrays one element per access (true of
- *   array loops; a pass shorter than the sample spacing aliases low). With
- *   fewer pairs: REUSE_RATE_DEFAULT, 1 access per ns, and every output says
- *   the distances are then in that unit.
+ *   cfg.access_rate if set (REUSE_RATE_USER, one rate for every reuse);
+ *   else the stride estimate (REUSE_RATE_STRIDE): two consecutive samples
+ *   of one thread at one IP whose addresses differ by a multiple d of the
+ *   access size s, within 2^24 accesses, give |d|/s accesses of a dense
+ *   stream in the thread CPU ns between them (rates above REUSE_MAX_RATE
+ *   per ns are impossible and rejected). It assumes the code walks dense
+ *   arrays one element per access (true of array loops; a pass shorter
+ *   than the sample spacing aliases). Programs run at different speeds in
+ *   different phases (ribench: 3.3 accesses/ns in L2, 0.9 out of it), so:
+ *   - local: a reuse over thread CPU ns [u, u + n] whose interval holds
+ *     forward pairs of its thread (both samples inside, address rising:
+ *     within one pass, so not aliased) uses their median;
+ *   - run: every other reuse uses the median of the pairs some reuse used
+ *     (at least REUSE_MIN_RATE_PAIRS of them), else of all pairs (at
+ *     least REUSE_MIN_RATE_PAIRS); cfg.global_rate: the median of all
+ *     pairs for every reuse, as before local rates.
+ *   With fewer pairs: REUSE_RATE_DEFAULT, 1 access per ns, and every output
+ *   says the distances are then in that unit.
  * - Cold/infinite: a watch still active when the stream ends (the use has
  *   no reuse in the rest of the run), or, in private mode, whose owner
  *   exited. Cold and invalidations are infinite reuse times for the
@@ -108,6 +126,7 @@
 #define REUSE_MIN_RATE_PAIRS	8
 #define REUSE_MAX_RATE		16.0	/* accesses per ns: beyond any CPU */
 #define REUSE_MAX_WEIGHT	1e4	/* cap of a detection's weight */
+#define REUSE_MIN_TRAP_COST	3	/* own-access traps behind a trap cost */
 
 /* Zero fields take their default (reuse__config_init). */
 struct reuse_config {
@@ -120,6 +139,7 @@ struct reuse_config {
 	int max_pairs;			/* use->reuse pairs kept, default 4096 */
 	int unweighted;			/* every detection weight 1 (the seed) */
 	int window;			/* detections per conversion window, 0: all */
+	int global_rate;		/* one stride rate for the run, no local rates */
 };
 
 void reuse__config_init(struct reuse_config *cfg);
@@ -163,6 +183,7 @@ struct reuse_stats {
 	u64 samples_dropped;		/* reservoir kept the old watches */
 	u64 replaced;			/* active watches censored by a new one */
 	u64 traps, traps_stale, traps_late;
+	u64 traps_use;			/* a held pending sample's own access */
 	u64 arm_actions, disarm_actions;
 	u64 temporal, chunk;		/* reuses by watch kind (see above) */
 	u64 rate_pairs;			/* stride pairs behind the estimate */
@@ -180,6 +201,10 @@ struct reuse_result {
 	double stride_rate;			/* the estimate, 0 if none */
 	enum reuse_time_source time_source;
 	double mean_access_size;		/* bytes, of used samples */
+	double trap_cost_ns;			/* subtracted from held reuses, 0: none */
+	u64 trap_cost_samples;			/* own-access traps measured */
+	u64 local_rate_reuses;			/* reuses timed with a local rate */
+	u64 rate_pairs_local;			/* stride pairs behind access_rate, if local */
 	int npairs;
 	const struct reuse_pair *pairs;		/* by reuses+invalidations, desc */
 	struct reuse_stats stats;

@@ -708,6 +708,8 @@ static void handle_sample(struct lp_session *s, struct thread *t,
 			}
 		}
 	}
+	if (s->opts.sync)	/* every sampling event stops its thread */
+		ev.sample.flags |= LP_SAMPLE_HELD;
 	if (s->leader_ns && raw.read_nr) {
 		t->sample_ns = raw.read_value[0];
 		ev.sample.thread_ns = raw.read_value[0] - t->held_ns;

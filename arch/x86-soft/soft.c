@@ -371,6 +371,8 @@ static int soft_decode(struct lp_decode_ctx *ctx, const struct lp_perf_sample *r
 		sample__set(out, &insn, &acc);
 		if (err)
 			out->addr = 0;
+		else	/* the timer interrupted before IP executed */
+			out->flags |= LP_SAMPLE_PENDING;
 	}
 	out->noaddr = noaddr_of(err);
 	return 0;

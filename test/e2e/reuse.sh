@@ -72,7 +72,7 @@ live() {	# live NAME MIN_S ARGS...: S of the sampled histogram
 		return 1
 	fi
 	s=$(S "$TMP/exp.json" "$TMP/live.json")
-	rate=$(js "$TMP/live.json" "'%.3f/ns (%s, %d pairs)' % (d['reuse_time']['access_rate'], d['reuse_time']['rate_source'], d['reuse_time']['stride_pairs'])")
+	rate=$(js "$TMP/live.json" "'%.3f/ns (%s, %d pairs; %d reuses at a local rate; trap cost %.1f us from %d)' % (d['reuse_time']['access_rate'], d['reuse_time']['rate_source'], d['reuse_time']['stride_pairs'], d['reuse_time']['local_rate_reuses'], d['reuse_time']['trap_cost_ns'] / 1e3, d['reuse_time']['trap_cost_samples'])")
 	true_rate=$(python3 -c "import json,sys; e=json.load(open(sys.argv[1])); l=json.load(open(sys.argv[2])); print('%.3f' % (e['accesses'] / l['cpu_ns']))" "$TMP/exp.json" "$TMP/live.json")
 	echo "# $name: S = $s (seed target 0.85), rate $rate, ribench's accesses / thread CPU ns $true_rate"
 	if ge "$s" "$min"; then
@@ -96,6 +96,12 @@ if live bell-case2 0.45 $INV; then
 	else
 		fail "live bell-case2: invalidation fraction within 0.25 (seed target 0.1)" "measured $got_f, expected $exp_f"
 	fi
+	# --sync: held samples of a not-yet-run load trap on their own access;
+	# that measures the stop+trap cost, and long reuses find stride pairs
+	rt=$(js "$TMP/live.json" "(d['reuse_time']['trap_cost_samples'], round(d['reuse_time']['trap_cost_ns']), d['reuse_time']['local_rate_reuses'])")
+	[ "$(js "$TMP/live.json" "d['reuse_time']['trap_cost_samples'] >= 3 and 0 < d['reuse_time']['trap_cost_ns'] < 1e6 and d['reuse_time']['local_rate_reuses'] > 0")" = True ] &&
+		ok "sync: trap cost measured from own-access traps, local rates used (samples, ns, local) = $rt" ||
+		fail "sync: trap cost and local rates" "$rt"
 	[ "$(js "$TMP/live.json" "d['invalidations'] > 0 and d['cross_thread'] == 0")" = True ] &&
 		ok "private mode: invalidations found, no cross-thread reuse" ||
 		fail "private mode counts" "$(js "$TMP/live.json" "(d['invalidations'], d['cross_thread'])")"

@@ -419,6 +419,153 @@ LP_TEST(test_reuse_stride_rate,
 	return TEST_OK;
 }
 
+LP_TEST(test_reuse_pending_own_trap_and_cost,
+	"reuse: a held sample's own-access trap is the use, not a reuse; their median cost is subtracted")
+{
+	static const u64 cost[3] = { 10000, 14000, 12000 };	/* median 12000 */
+	struct lp_actions acts = { 0 };
+	const struct reuse_result *r;
+	struct reuse_config cfg;
+	struct reuse *ru;
+	int i;
+
+	reuse__config_init(&cfg);
+	cfg.access_rate = 1.0;
+	ru = reuse__new(&cfg);
+	TEST_ASSERT(ru, "new");
+	FEED(ev_start(10, 0, 0));
+	for (i = 0; i < 3; i++) {
+		u64 t0 = 100000 * (u64)(i + 1);
+		struct lp_event s = ev_sample(10, 0, LP_ACCESS_LOAD, 0x1000 + 64 * i, 8, t0);
+		struct lp_event own, re;
+		const struct lp_action *a;
+
+		s.sample.flags = LP_SAMPLE_HELD | LP_SAMPLE_PENDING;
+		FEED(s);
+		a = arm_of(&acts, 10);
+		TEST_ASSERT(a, "armed");
+		own = ev_trap(10, 0, a->slot, a->cookie, t0 + cost[i]);
+		own.trap.ip = s.sample.ip + 3;	/* right after the sampled load */
+		re = ev_trap(10, 0, a->slot, a->cookie, t0 + cost[i] + 20000);
+		FEED(own);
+		TEST_ASSERT(acts.n == 0, "the own-access trap disarms nothing (%d actions)", acts.n);
+		FEED(re);
+	}
+	r = reuse__result(ru);
+	TEST_ASSERT(r->stats.traps_use == 3 && r->reuses == 3, "own traps %llu, reuses %llu",
+		    (unsigned long long)r->stats.traps_use, (unsigned long long)r->reuses);
+	TEST_ASSERT(r->trap_cost_samples == 3 && r->trap_cost_ns == 12000.0,
+		    "cost %g from %llu", r->trap_cost_ns, (unsigned long long)r->trap_cost_samples);
+	/* 20000 ns after the use, less 12000: 8000 accesses, t = 7999 */
+	TEST_ASSERT(r->time.bin[reuse_hist__bin(7999)] == 3.0, "bin of 7999 holds %g",
+		    r->time.bin[reuse_hist__bin(7999)]);
+	reuse__delete(ru);
+
+	/* not held (async): the thread ran on, the first trap is a reuse */
+	ru = reuse__new(&cfg);
+	FEED(ev_start(10, 0, 0));
+	{
+		struct lp_event s = ev_sample(10, 0, LP_ACCESS_LOAD, 0x1000, 8, 1000);
+		struct lp_event t;
+
+		s.sample.flags = LP_SAMPLE_PENDING;
+		FEED(s);
+		t = ev_trap(10, 0, acts.v[0].slot, acts.v[0].cookie, 3000);
+		t.trap.ip = s.sample.ip + 3;
+		FEED(t);
+	}
+	r = reuse__result(ru);
+	TEST_ASSERT(r->stats.traps_use == 0 && r->reuses == 1 && r->trap_cost_ns == 0,
+		    "async: %llu own, %llu reuses", (unsigned long long)r->stats.traps_use,
+		    (unsigned long long)r->reuses);
+	lp_actions__exit(&acts);
+	reuse__delete(ru);
+	return TEST_OK;
+}
+
+/*
+ * Thread 10 walks one array at 0.25 accesses/ns, then (far away) another
+ * at 1 access/ns. W1 (armed at the first sample) and W2 (first sample of
+ * the second walk) each reuse after 10000 ns; every other watch traps 10
+ * ns after its sample (slot 1), which keeps slot 0 for W1 and W2.
+ */
+static int local_rate_run(struct lp_test_ctx *ctx, int global, const struct reuse_result **out,
+			  struct reuse **rup)
+{
+	struct lp_actions acts = { 0 };
+	struct reuse_config cfg;
+	struct reuse *ru;
+	int ph, i;
+
+	reuse__config_init(&cfg);
+	cfg.global_rate = global;
+	ru = *rup = reuse__new(&cfg);
+	TEST_ASSERT(ru, "new");
+	FEED(ev_start(10, 0, 0));
+	for (ph = 0; ph < 2; ph++) {
+		u64 base = ph ? 0x100000 + (1ull << 28) : 0x100000, step = ph ? 8000 : 2000;
+		u64 t0 = ph ? 20000 : 1000, wc = 0;
+		u8 ws = 0;
+
+		for (i = 0; i < 10; i++) {
+			const struct lp_action *a;
+
+			FEED(ev_sample(10, 0, LP_ACCESS_LOAD, base + step * i, 8, t0 + 1000 * i));
+			a = arm_of(&acts, 10);
+			TEST_ASSERT(a && a->slot == (i ? 1 : 0), "sample %d of walk %d in slot %d", i,
+				    ph, a ? a->slot : -1);
+			if (!i) {
+				wc = a->cookie;
+				ws = a->slot;
+			} else {
+				FEED(ev_trap(10, 0, a->slot, a->cookie, t0 + 1000 * i + 10));
+			}
+		}
+		FEED(ev_trap(10, 0, ws, wc, t0 + 10000));
+	}
+	*out = reuse__result(ru);
+	lp_actions__exit(&acts);
+	return TEST_OK;
+}
+
+LP_TEST(test_reuse_local_rate,
+	"reuse: a reuse whose interval holds stride pairs is timed at their rate, not the run's")
+{
+	const struct reuse_result *r;
+	struct reuse *ru = NULL;
+	int err;
+
+	err = local_rate_run(ctx, 0, &r, &ru);
+	if (err != TEST_OK) {
+		reuse__delete(ru);
+		return err;
+	}
+	/* W1: 10000 ns x 0.25 = 2500 accesses, t = 2499; W2: x 1 -> t = 9999 */
+	TEST_ASSERT(r->local_rate_reuses == 2, "local reuses %llu",
+		    (unsigned long long)r->local_rate_reuses);
+	TEST_ASSERT(r->time.bin[reuse_hist__bin(2499)] == 1.0 &&
+		    r->time.bin[reuse_hist__bin(9999)] == 1.0,
+		    "bins %g %g", r->time.bin[reuse_hist__bin(2499)], r->time.bin[reuse_hist__bin(9999)]);
+	/* the run's rate: median of the 9 + 9 pairs W1 and W2 used */
+	TEST_ASSERT(r->rate_pairs_local == 18 && fabs(r->access_rate - 0.625) < 1e-12,
+		    "run rate %g from %llu", r->access_rate, (unsigned long long)r->rate_pairs_local);
+	reuse__delete(ru);
+
+	/* --global-rate: the median of all 18 pairs for both */
+	ru = NULL;
+	err = local_rate_run(ctx, 1, &r, &ru);
+	if (err != TEST_OK) {
+		reuse__delete(ru);
+		return err;
+	}
+	TEST_ASSERT(r->local_rate_reuses == 0 && fabs(r->access_rate - 0.625) < 1e-12,
+		    "global %g, %llu local", r->access_rate, (unsigned long long)r->local_rate_reuses);
+	TEST_ASSERT(r->time.bin[reuse_hist__bin(6249)] == 2.0, "both at 6250 accesses: %g",
+		    r->time.bin[reuse_hist__bin(6249)]);
+	reuse__delete(ru);
+	return TEST_OK;
+}
+
 /* A fixed pseudo-random stream of samples and traps over 3 threads. */
 static int run_stream(struct lp_test_ctx *ctx, u64 seed, struct lp_action *log,
 		      int max, int *nlog)

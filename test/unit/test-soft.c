@@ -161,7 +161,8 @@ LP_TEST(test_soft_decode_load_and_cache, "soft: decode reads code once per IP, c
 		    s.size, s.kind);
 	TEST_ASSERT(s.ip == raw.ip && s.tid == 101 && s.pid == 100 && s.cpu == 1 &&
 		    s.time == 123456789 && s.period == 100000, "fields");
-	TEST_ASSERT(!(s.flags & LP_SAMPLE_PREV_INSN), "flags %#x", s.flags);
+	TEST_ASSERT(!(s.flags & LP_SAMPLE_PREV_INSN) && (s.flags & LP_SAMPLE_PENDING),
+		    "flags %#x: the sampled instruction's own access has not run yet", s.flags);
 	calls = p.calls;
 	TEST_ASSERT(calls >= 1, "read_mem not called");
 
@@ -302,7 +303,8 @@ LP_TEST(test_soft_prev_insn_recovers_load, "soft: IP at add %ecx,%eax recovers m
 	TEST_ASSERT(s.addr == 0x601040 && s.size == 4 && s.kind == LP_ACCESS_LOAD,
 		    "addr %#llx size %u kind %u", (unsigned long long)s.addr,
 		    s.size, s.kind);
-	TEST_ASSERT(s.flags & LP_SAMPLE_PREV_INSN, "flags %#x", s.flags);
+	TEST_ASSERT((s.flags & LP_SAMPLE_PREV_INSN) && !(s.flags & LP_SAMPLE_PENDING),
+		    "flags %#x", s.flags);
 	TEST_ASSERT(s.noaddr == LP_NOADDR_NONE, "noaddr %u", s.noaddr);
 	lp_facility_soft.flush(&dc);
 	return TEST_OK;
