@@ -168,8 +168,9 @@ if section reuse; then
 	echo "# the twenty seed configurations (Tables 6.5-6.7) at full size, 2 threads, default"
 	echo "# period; S over the finite bins (the top-level cold count is left out: compare"
 	echo "# would add a count to fractions); inv-err = |estimated - expected| invalidation"
-	echo "# fraction; rate-err = stride access-rate estimate / (ribench accesses / CPU ns) - 1"
-	printf "%-24s %7s %8s %9s %7s %8s %9s\n" config S-sync inv-err rate-err S-async inv-err rate-err
+	echo "# fraction; rate-err = the run's access rate (reuses without a local one) / (ribench accesses / CPU ns) - 1"
+	echo "# S-1rate: the sync recording replayed with --global-rate (one rate for every reuse)"
+	printf "%-24s %7s %8s %9s %7s %7s %8s %9s\n" config S-sync inv-err rate-err S-1rate S-async inv-err rate-err
 	rs() {	# rs EXP LIVE: S inv-err rate-err
 		python3 - "$1" "$2" <<'PY'
 import json, sys
@@ -187,13 +188,16 @@ PY
 	grep -v '^#' "$MB/ribench-configs.txt" | grep -v '^ci-' | while read -r name args; do
 		[ -n "$name" ] || continue
 		"$MB/ribench" $args --expect > "$TMP/exp.json"
-		"$LP" reuse -q --sync --json "$TMP/s.json" "$MB/ribench" $args > /dev/null 2>&1
+		"$LP" reuse -q --sync -o "$TMP/s.data" --json "$TMP/s.json" "$MB/ribench" $args > /dev/null 2>&1
+		"$LP" report -i "$TMP/s.data" --global-rate --json "$TMP/g.json" > /dev/null 2>&1
 		"$LP" reuse -q --async --json "$TMP/a.json" "$MB/ribench" $args > /dev/null 2>&1
-		printf "%-24s %7s %8s %9s %7s %8s %9s\n" "$name" $(rs "$TMP/exp.json" "$TMP/s.json") $(rs "$TMP/exp.json" "$TMP/a.json")
+		set -- $(rs "$TMP/exp.json" "$TMP/s.json")
+		printf "%-24s %7s %8s %9s %7s %7s %8s %9s\n" "$name" "$1" "$2" "$3" \
+			"$(rs "$TMP/exp.json" "$TMP/g.json" | cut -d' ' -f1)" $(rs "$TMP/exp.json" "$TMP/a.json")
 	done
 	echo "# the footprint conversion alone, on the exact time histogram, gives S 0.75-0.83 on the"
-	echo "# long shapes; short-RD reuses (< ~50 us of CPU time) are under the soft sampler's"
-	echo "# sample+trap time (16-30 us) and are not resolved"
+	echo "# long shapes; short-RD reuses (1-16 us of CPU time) are within the spread (+-5 us) of the"
+	echo "# soft sampler's stop+trap cost (10-25 us, measured and subtracted) and are not resolved"
 	echo
 	echo "## reuse overhead vs native (default period), sync and async"
 	for name in short-bell long-bell-case2; do
