@@ -298,20 +298,33 @@ static int ru_disarm_slot(struct reuse *ru, int i, u64 time,
 
 /* ---- detections ------------------------------------------------------- */
 
+/*
+ * Room for one more element in the growing array @arr of @n elements
+ * (capacity @cap, doubled from @first): 0 or -ENOMEM. Typed, so no cast
+ * through void ** (strict aliasing).
+ */
+#define RU_GROW(arr, cap, n, first) ({					\
+	int _err = 0;							\
+	if ((n) >= (cap)) {						\
+		size_t _c = (cap) ? (cap) * 2 : (first);		\
+		__typeof__(arr) _v = realloc((arr), _c * sizeof(*(arr)));	\
+		if (_v) {						\
+			(arr) = _v;					\
+			(cap) = _c;					\
+		} else {						\
+			_err = -ENOMEM;					\
+		}							\
+	}								\
+	_err;								\
+})
+
 static int ru_record(struct reuse *ru, u32 thread, u8 kind, double ns,
 		     int wall, u8 k, double logp, u64 use_time, u64 use_ns)
 {
 	struct ru_det *d;
 
-	if (ru->ndet == ru->det_cap) {
-		size_t cap = ru->det_cap ? ru->det_cap * 2 : 1024;
-		struct ru_det *v = realloc(ru->det, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		ru->det = v;
-		ru->det_cap = cap;
-	}
+	if (RU_GROW(ru->det, ru->det_cap, ru->ndet, 1024))
+		return -ENOMEM;
 	d = &ru->det[ru->ndet++];
 	d->thread = thread;
 	d->kind = kind;
@@ -362,15 +375,8 @@ static void ru_pair_add(struct reuse *ru, const struct ru_watch *w, u64 trap_ip,
 
 static int ru_dbl_push(struct ru_dbl *d, double x)
 {
-	if (d->n == d->cap) {
-		size_t cap = d->cap ? d->cap * 2 : 256;
-		double *v = realloc(d->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		d->v = v;
-		d->cap = cap;
-	}
+	if (RU_GROW(d->v, d->cap, d->n, 256))
+		return -ENOMEM;
 	d->v[d->n++] = x;
 	return 0;
 }
@@ -379,15 +385,8 @@ static int ru_span_push(struct reuse *ru, u32 thread, u64 t0, u64 t1, double r)
 {
 	struct ru_span *x;
 
-	if (ru->nspans == ru->spans_cap) {
-		size_t cap = ru->spans_cap ? ru->spans_cap * 2 : 256;
-		struct ru_span *v = realloc(ru->spans, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		ru->spans = v;
-		ru->spans_cap = cap;
-	}
+	if (RU_GROW(ru->spans, ru->spans_cap, ru->nspans, 256))
+		return -ENOMEM;
 	x = &ru->spans[ru->nspans++];
 	x->thread = thread;
 	x->t0 = t0;
