@@ -29,6 +29,8 @@ const char report_usage[] =
 	"        --cache SPEC      model these caches (default: the recording machine's)\n"
 	"        --access-rate N   memory accesses per ns of thread CPU time\n"
 	"        --global-rate     one estimated rate for every reuse\n"
+	"        --no-chain        time every reuse (no counting along samples)\n"
+	"        --window N        reuses per footprint window (default 8; 0: all)\n"
 	"    -h, --help            show this help\n";
 
 /* Replay a reuse recording: same configuration, same decisions, same result. */
@@ -140,6 +142,8 @@ int cmd_report(int argc, char **argv)
 		{ "cache", required_argument, NULL, 0x402 },
 		{ "access-rate", required_argument, NULL, 0x403 },
 		{ "global-rate", no_argument, NULL, 0x406 },
+		{ "window", required_argument, NULL, 0x407 },
+		{ "no-chain", no_argument, NULL, 0x408 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -163,7 +167,7 @@ int cmd_report(int argc, char **argv)
 			input = optarg;
 		else if (c == 'h')
 			usage_exit(report_usage, 0);
-		else if (c == 0x402 || c == 0x403 || c == 0x406)
+		else if (c == 0x402 || c == 0x403 || (c >= 0x406 && c <= 0x408))
 			reuse_opts__parse(&ro, c, optarg, report_usage);
 		else if (!comdetect_opts__parse(&co, c, optarg, report_usage))
 			usage_exit(report_usage, 1);

@@ -59,6 +59,16 @@ int reuse_opts__parse(struct reuse_opts *ro, int c, const char *arg,
 		break;
 	case 0x404: ro->trace = arg; break;
 	case 0x406: ro->cfg.global_rate = 1; break;
+	case 0x407:
+		ro->cfg.window = (int)parse_ull_opt("--window", arg);
+		if (ro->cfg.window > 1000000) {
+			error("--window expects 0..1000000 reuses, not '%s'", arg);
+			usage_exit(usage, 1);
+		}
+		if (!ro->cfg.window)
+			ro->cfg.window = -1;	/* the whole run */
+		break;
+	case 0x408: ro->cfg.no_chain = 1; break;
 	case 0x405:
 		ro->cfg.nslots = (int)parse_ull_opt("--slots", arg);
 		if (ro->cfg.nslots < 1 || ro->cfg.nslots > 4) {
@@ -188,16 +198,20 @@ static void time_desc(const struct reuse_report *r, char *buf, size_t len)
 		snprintf(buf, len, "exact: counted in the full access trace");
 		return;
 	}
-	char cost[160] = "", local[160] = "";
+	char cost[160] = "", local[160] = "", chain[200] = "";
 
 	if (res->trap_cost_ns > 0)
 		snprintf(cost, sizeof(cost), ", less %.1f us for each reuse timed from a held sample "
 			 "(the stop and trap cost: median of %" PRIu64 " samples' own-access traps)",
 			 res->trap_cost_ns / 1000, res->trap_cost_samples);
+	if (res->chained_reuses)
+		snprintf(chain, sizeof(chain), "; %" PRIu64 " reuses with samples of their thread in "
+			 "between counted by address along them instead (dense forward steps; "
+			 "other steps at the rate of the counted ones)", res->chained_reuses);
 	if (res->local_rate_reuses)
 		snprintf(local, sizeof(local), "the local one (stride pairs between use and reuse) for "
 			 "%" PRIu64 " reuses, else ", res->local_rate_reuses);
-	snprintf(buf, len, "%s%s%s x access rate %s%.4g accesses/ns (%s)%s",
+	snprintf(buf, len, "%s%s%s x access rate %s%.4g accesses/ns (%s)%s%s",
 		 res->shared ? "CPU ns of the threads on the cache (wall time x threads sharing it)"
 			     : "thread CPU ns elapsed between use and reuse",
 		 res->time_source == REUSE_TIME_WALL ? " [fallback: CLOCK_MONOTONIC, thread CPU time unknown]" :
@@ -209,6 +223,7 @@ static void time_desc(const struct reuse_report *r, char *buf, size_t len)
 		 res->rate_source == REUSE_RATE_STRIDE ? "estimated from the address strides of consecutive samples at one instruction" :
 		 res->rate_source == REUSE_RATE_COUNTER ? "loads+stores counters" :
 		 "DEFAULT: too few stride pairs to estimate, distances are in ns of CPU time; give --access-rate",
+		 chain,
 		 r->sync == 1 ? "; watchpoints armed while the sampled thread was held (--sync)" :
 		 r->sync == 0 ? "; watchpoints armed without holding the thread (--async)" : "");
 }
@@ -359,7 +374,7 @@ void reuse_report__print(const struct reuse_report *r, FILE *f)
 	const struct reuse_result *res = r->res;
 	const struct reuse_stats *st = &res->stats;
 	double hit[REUSE_MAX_CACHES], mrc[MRC_MAX_LOG2 + 1], decided;
-	char desc[1024], a[400], b[400], o[400], sz[32];
+	char desc[2048], a[400], b[400], o[400], sz[32];
 	struct reuse_hist lh;
 	int i, n;
 
@@ -382,6 +397,13 @@ void reuse_report__print(const struct reuse_report *r, FILE *f)
 	else if (!r->exact && res->rate_source == REUSE_RATE_STRIDE)
 		fprintf(f, "# (%" PRIu64 " stride pairs; the estimate assumes dense array walks)\n",
 			st->rate_pairs);
+	if (!r->exact && res->access_weighted)
+		fprintf(f, "# %" PRIu64 " detections also weighted by the accesses a sample stood for "
+			"near their use (time-based sampling: per access, not per CPU time)\n",
+			res->access_weighted);
+	if (!r->exact)
+		fprintf(f, "# time -> stack distance: footprint conversion %s\n", res->window > 0 ?
+			"in windows of consecutive reuses (phases differ)" : "over the whole run");
 
 	decided = (double)(res->reuses + res->invalidations);
 	fprintf(f, "\nCounts:\n");
@@ -480,7 +502,7 @@ int reuse_report__json(const struct reuse_report *r, const char *path)
 	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
 	struct json_writer w;
 	struct reuse_hist lh;
-	char buf[1024], addr[32];
+	char buf[2048], addr[32];
 	int i, err;
 
 	if (!f)
@@ -507,6 +529,9 @@ int reuse_report__json(const struct reuse_report *r, const char *path)
 	json__double(&w, "stride_rate", res->stride_rate);
 	json__u64(&w, "stride_pairs", res->stats.rate_pairs);
 	json__u64(&w, "local_rate_reuses", res->local_rate_reuses);
+	json__u64(&w, "chained_reuses", res->chained_reuses);
+	json__u64(&w, "access_weighted", res->access_weighted);
+	json__u64(&w, "footprint_window", res->window > 0 ? (u64)res->window : 0);
 	json__double(&w, "trap_cost_ns", res->trap_cost_ns);
 	json__u64(&w, "trap_cost_samples", res->trap_cost_samples);
 	json__obj_end(&w);

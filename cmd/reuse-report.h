@@ -49,7 +49,9 @@ struct reuse_opts {
 	{ "access-rate", required_argument, NULL, 0x403 },          \
 	{ "trace", required_argument, NULL, 0x404 },                \
 	{ "slots", required_argument, NULL, 0x405 },                \
-	{ "global-rate", no_argument, NULL, 0x406 }
+	{ "global-rate", no_argument, NULL, 0x406 },               \
+	{ "window", required_argument, NULL, 0x407 },               \
+	{ "no-chain", no_argument, NULL, 0x408 }
 
 /* options reuse and comdetect share in report are parsed by comdetect */
 #define REUSE_OWN_LONG_OPTS                                        \
@@ -70,6 +72,10 @@ struct reuse_opts {
 	"                          reuse times into accesses (default: estimated)\n"    \
 	"        --global-rate     one estimated rate for every reuse (default: each\n"  \
 	"                          reuse's local rate where its interval has one)\n"     \
+	"        --no-chain        time every reuse by thread CPU time x rate (default:\n" \
+	"                          count along the thread's samples in between)\n"     \
+	"        --window N        reuses per footprint conversion window (default 8;\n" \
+	"                          0: the whole run at once)\n"                       \
 	"        --slots N         watchpoint slots (debug registers) used, 1-4\n"      \
 	"        --seed N          seed of the reservoir sampling\n"                    \
 	"        --top N           use->reuse pairs to show (default 10)\n"             \

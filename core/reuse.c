@@ -15,6 +15,8 @@
 #define RU_NO_CPU	(~0u)
 #define RU_STRIDE_CAP	4096		/* (thread, ip) entries of the stride cache */
 #define RU_STRIDE_MAX	(1ull << 24)	/* accesses between two stride samples */
+#define RU_LOOP_BYTES	256		/* IPs this close are one loop body */
+#define RU_CHAIN_SLACK	8.0		/* a counted gap's rate vs the time rate */
 
 const char *const reuse_rate_source_names[] = {
 	"default", "user", "stride", "counter",
@@ -38,6 +40,7 @@ struct ru_watch {
 	u8 len, exact;
 	u8 pending;		/* held sample of an access not made yet */
 	u8 held;		/* armed while its thread was held (sync) */
+	u8 use_size;		/* bytes of the sampled access */
 	u32 owner;		/* use thread index */
 	u32 owner_cpu;
 	u64 cookie;
@@ -69,10 +72,20 @@ struct ru_det {			/* one detection */
 	u8 held;		/* a reuse timed from a held sample */
 	double ns;
 	double w;		/* 1 / P(observed): Horvitz-Thompson weight */
+	double w0;		/* w before ru_access_weights */
 	u64 use_time;		/* when the use was sampled (window order) */
 	u64 use_ns;		/* thread CPU ns at the use (0: unknown) */
 	double acc;		/* accesses in between, set by ru_accesses */
 	double rate;		/* accesses per ns used for it (reuses) */
+	u64 addr, ip;		/* the use's data address and IP */
+	u8 size;		/* the use's access size */
+	u8 chained;		/* acc counted along the samples in between */
+};
+
+struct ru_pt {			/* a usable sample of a thread, for chains */
+	u32 thread;
+	u8 size;
+	u64 ns, addr, ip;
 };
 
 struct ru_dbl {			/* a growing vector of doubles */
@@ -115,6 +128,10 @@ struct reuse {
 	struct ru_dbl cal;		/* held stops: sample to own-access trap ns */
 	struct ru_span *spans;		/* forward stride pairs, for local rates */
 	size_t nspans, spans_cap;
+	struct ru_pt *pts;		/* usable samples with thread CPU ns */
+	size_t npts, pts_cap;
+	double step_med;		/* median address-counted step, accesses */
+	double step_rate;		/* their median accesses per ns */
 	double size_sum;
 
 	struct ru_pairrec *pairs;	/* open addressing, 2 x max_pairs */
@@ -163,6 +180,7 @@ void reuse__config_init(struct reuse_config *cfg)
 	cfg->gran = REUSE_GRAN_ADDR;
 	cfg->seed = 0x72657573ull;	/* "reus" */
 	cfg->max_pairs = 4096;
+	cfg->window = REUSE_DEFAULT_WINDOW;
 }
 
 static int ru_config_fill(struct reuse_config *c, const struct reuse_config *in)
@@ -181,6 +199,8 @@ static int ru_config_fill(struct reuse_config *c, const struct reuse_config *in)
 		c->seed = def.seed;
 	if (!c->max_pairs)
 		c->max_pairs = def.max_pairs;
+	if (!c->window)
+		c->window = def.window;
 	if (c->nslots < 1 || c->nslots > REUSE_MAX_SLOTS ||
 	    (c->gran != REUSE_GRAN_ADDR && c->gran != REUSE_GRAN_LINE) ||
 	    c->max_pairs < 1 || c->max_pairs > (1 << 24) ||
@@ -335,6 +355,7 @@ static int ru_record(struct reuse *ru, u32 thread, u8 kind, double ns,
 	d->use_ns = use_ns;
 	d->w = ru->cfg.unweighted ? 1.0 : exp(logp < -log(REUSE_MAX_WEIGHT) ?
 						log(REUSE_MAX_WEIGHT) : -logp);
+	d->w0 = d->w;
 	switch (kind) {
 	case RU_REUSE: ru->thr[thread].reuses++; break;
 	case RU_INVAL: ru->thr[thread].invalidations++; break;
@@ -495,6 +516,18 @@ static int ru_sample(struct reuse *ru, const struct lp_sample *s,
 	ru->size_sum += s->size ? s->size : 8;
 	if (s->thread_ns && (err = ru_stride(ru, me, s)))
 		return err;
+	if (s->thread_ns) {
+		struct ru_pt *p;
+
+		if (RU_GROW(ru->pts, ru->pts_cap, ru->npts, 1024))
+			return -ENOMEM;
+		p = &ru->pts[ru->npts++];
+		p->thread = me;
+		p->size = s->size;
+		p->ns = s->thread_ns;
+		p->addr = s->addr;
+		p->ip = s->ip;
+	}
 
 	/* Algorithm 2: inactive slots first, then active, each by index */
 	for (j = 0; j < 2; j++)
@@ -538,6 +571,7 @@ static int ru_sample(struct reuse *ru, const struct lp_sample *s,
 	sl->cur.cookie = ++ru->cookie_gen << 8 | (u64)i;
 	sl->cur.use_addr = s->addr;
 	sl->cur.use_ip = s->ip;
+	sl->cur.use_size = s->size;
 	sl->cur.use_ns = s->thread_ns;
 	sl->cur.use_time = s->time;
 	sl->cur.held = !!(s->flags & LP_SAMPLE_HELD);
@@ -653,6 +687,9 @@ static int ru_trap(struct reuse *ru, const struct lp_trap *tr,
 		if (err)
 			return err;
 		ru->det[ru->ndet - 1].held = w->held && !wall;
+		ru->det[ru->ndet - 1].addr = w->use_addr;
+		ru->det[ru->ndet - 1].ip = w->use_ip;
+		ru->det[ru->ndet - 1].size = w->use_size;
 		if (me != w->owner)
 			ru->thr[w->owner].cross++;
 		if (w->exact)
@@ -661,7 +698,7 @@ static int ru_trap(struct reuse *ru, const struct lp_trap *tr,
 			ru->st.chunk++;
 		ru_pair_add(ru, w, tr->ip, 0);
 	} else {
-		err = ru_record(ru, w->owner, RU_INVAL, 0, 0, 1, w->logp, w->use_time, 0);
+		err = ru_record(ru, w->owner, RU_INVAL, 0, 0, 1, w->logp, w->use_time, w->use_ns);
 		if (err)
 			return err;
 		ru_pair_add(ru, w, tr->ip, 1);
@@ -726,7 +763,7 @@ static int ru_thread_exit(struct reuse *ru, const struct lp_thread *th,
 		if (!sl->cur.active || sl->cur.owner != me || ru->cfg.shared)
 			continue;
 		/* private: no reuse by its owner can follow */
-		err = ru_record(ru, me, RU_COLD, 0, 0, 1, sl->cur.logp, sl->cur.use_time, 0);
+		err = ru_record(ru, me, RU_COLD, 0, 0, 1, sl->cur.logp, sl->cur.use_time, sl->cur.use_ns);
 		if (!err)
 			err = ru_disarm_slot(ru, i, th->time, out);
 		if (err)
@@ -779,7 +816,7 @@ int reuse__finish(struct reuse *ru)
 
 		if (!sl->cur.active)
 			continue;
-		err = ru_record(ru, sl->cur.owner, RU_COLD, 0, 0, 1, sl->cur.logp, sl->cur.use_time, 0);
+		err = ru_record(ru, sl->cur.owner, RU_COLD, 0, 0, 1, sl->cur.logp, sl->cur.use_time, sl->cur.use_ns);
 		if (err)
 			return err;
 		sl->cur.active = 0;
@@ -885,6 +922,260 @@ static double ru_local_rate(struct reuse *ru, u32 thread, u64 u, u64 n,
 	return ru_median(tmp);
 }
 
+static int ru_pt_cmp(const void *pa, const void *pb)
+{
+	const struct ru_pt *a = pa, *b = pb;
+
+	if (a->thread != b->thread)
+		return a->thread < b->thread ? -1 : 1;
+	return a->ns < b->ns ? -1 : a->ns > b->ns;
+}
+
+/*
+ * Accesses from sample @a to sample @b of one thread counted by address:
+ * a forward step of a dense walk (same access size, IPs of one loop body,
+ * whole elements) whose implied rate is within RU_CHAIN_SLACK of @rate,
+ * the time-based one (both carry the same sampling overhead). 0: not
+ * countable, time it.
+ */
+static double ru_chain_step(const struct ru_pt *a, const struct ru_pt *b,
+			    double rate)
+{
+	u64 d, dip = a->ip > b->ip ? a->ip - b->ip : b->ip - a->ip;
+	double n, ns;
+
+	if (!a->size || a->size != b->size || b->addr <= a->addr ||
+	    dip > RU_LOOP_BYTES || b->ns <= a->ns)
+		return 0;
+	d = b->addr - a->addr;
+	if (d % a->size || d / a->size > RU_STRIDE_MAX)
+		return 0;
+	n = (double)(d / a->size);
+	ns = (double)(b->ns - a->ns);
+	if (rate > 0 && (n > ns * rate * RU_CHAIN_SLACK ||
+			 n * RU_CHAIN_SLACK < ns * rate))
+		return 0;
+	return n;
+}
+
+/*
+ * The accesses of reuse @x counted along its thread's samples between use
+ * and reuse (the thread's points sorted by ru_pt_cmp): each step between
+ * consecutive points is counted by address where it is a dense forward
+ * walk (ru_chain_step), else timed at x->rate; @cost (the held stop and
+ * trap) comes off the timed steps once. Address counts carry none of the
+ * sampling overhead that inflates thread CPU time (on a VM without a PMU,
+ * often more than the program's own time). Returns -1 when no sample lies
+ * between use and reuse (time the whole reuse), else the accesses.
+ */
+/* Index of the first point of @thread at or after thread CPU ns @t. */
+static size_t ru_pt_find(const struct reuse *ru, u32 thread, u64 t)
+{
+	size_t lo = 0, hi = ru->npts;
+
+	while (lo < hi) {
+		size_t m = (lo + hi) / 2;
+		const struct ru_pt *p = &ru->pts[m];
+
+		if (p->thread < thread || (p->thread == thread && p->ns < t))
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	return lo;
+}
+
+static int u64_cmp(const void *pa, const void *pb)
+{
+	u64 a = *(const u64 *)pa, b = *(const u64 *)pb;
+
+	return a < b ? -1 : a > b;
+}
+
+/*
+ * A backward step @a -> @b of a loop (the walk wrapped around its array):
+ * the accesses from @a to the array's end and from its start to @b. The
+ * array's extent is that of the thread's samples at the same loop around
+ * the reuse (its interval and RU_WRAP_SPAN samples each side) contiguous
+ * with @a and @b (no hole over RU_WRAP_HOLE median steps), plus half a
+ * median step for the unsampled ends. 0: not a wrap of one array.
+ */
+#define RU_WRAP_HOLE	4
+#define RU_WRAP_SPAN	64	/* points each side of the reuse */
+static double ru_wrap(const struct reuse *ru, const struct ru_det *x,
+		      const struct ru_pt *a, const struct ru_pt *b)
+{
+	u64 hole, lo, hi, *v;
+	u64 dip = a->ip > b->ip ? a->ip - b->ip : b->ip - a->ip;
+	size_t j, k, nv = 0, ia = 0, ib = 0;
+	double ret = 0;
+
+	if (!ru->step_med || !a->size || a->size != b->size ||
+	    b->addr >= a->addr || dip > RU_LOOP_BYTES)
+		return 0;
+	hole = (u64)(ru->step_med * RU_WRAP_HOLE) * a->size;
+	j = ru_pt_find(ru, x->thread, x->use_ns);
+	k = ru_pt_find(ru, x->thread, x->use_ns + (u64)x->ns);
+	j = j > RU_WRAP_SPAN ? j - RU_WRAP_SPAN : 0;
+	k = k + RU_WRAP_SPAN < ru->npts ? k + RU_WRAP_SPAN : ru->npts;
+	while (ru->pts[j].thread != x->thread)
+		j++;
+	while (k > j && ru->pts[k - 1].thread != x->thread)
+		k--;
+	v = malloc((k - j + 2) * sizeof(*v));
+	if (!v)
+		return 0;
+	for (; j < k; j++) {
+		const struct ru_pt *p = &ru->pts[j];
+		u64 d = p->ip > a->ip ? p->ip - a->ip : a->ip - p->ip;
+
+		if (p->size == a->size && d <= RU_LOOP_BYTES)
+			v[nv++] = p->addr;
+	}
+	v[nv++] = a->addr;
+	v[nv++] = b->addr;
+	qsort(v, nv, sizeof(*v), u64_cmp);
+	for (j = 0; j < nv; j++) {
+		if (v[j] == b->addr && !ib)
+			ib = j + 1;
+		if (v[j] == a->addr)
+			ia = j + 1;
+	}
+	for (j = ib; j < ia; j++)	/* b .. a: one array */
+		if (v[j] - v[j - 1] > hole)
+			goto out;
+	for (lo = ib - 1; lo > 0 && v[lo] - v[lo - 1] <= hole; lo--)
+		;
+	for (hi = ia - 1; hi + 1 < nv && v[hi + 1] - v[hi] <= hole; hi++)
+		;
+	ret = (double)((v[hi] - a->addr) + (b->addr - v[lo])) / a->size +
+	      ru->step_med / 2;
+out:
+	free(v);
+	return ret;
+}
+
+static double ru_chain(const struct reuse *ru, const struct ru_det *x,
+		       double cost)
+{
+	u64 u = x->use_ns, r = x->use_ns + (u64)x->ns;
+	size_t lo = 0, hi = ru->npts, j;
+	struct ru_pt prev = { x->thread, x->size, u, x->addr, x->ip }, end;
+	double acc = 0, acc_ns = 0, timed = 0, n;
+	int inside = 0;
+
+	while (lo < hi) {	/* first point of x->thread after u */
+		size_t m = (lo + hi) / 2;
+		const struct ru_pt *p = &ru->pts[m];
+
+		if (p->thread < x->thread || (p->thread == x->thread && p->ns <= u))
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	end = prev;
+	end.ns = r;
+	for (j = lo; j <= ru->npts; j++) {
+		const struct ru_pt *p = j < ru->npts ? &ru->pts[j] : &end;
+
+		if (j < ru->npts && (p->thread != x->thread || p->ns >= r))
+			p = &end;
+		if (p != &end)
+			inside = 1;
+		n = ru_chain_step(&prev, p, ru->step_rate);
+		if (n <= 0)
+			n = ru_wrap(ru, x, &prev, p);
+		if (n > 0) {
+			acc += n;
+			acc_ns += (double)(p->ns - prev.ns);
+		} else {
+			timed += (double)(p->ns - prev.ns);
+		}
+		if (p == &end)
+			break;
+		prev = *p;
+	}
+	if (!inside)
+		return -1;
+	if (acc_ns > 0)		/* the chain's own rate, overhead included */
+		return acc + timed * acc / acc_ns;
+	timed = timed > cost ? timed - cost : 0;
+	return timed * x->rate;
+}
+
+/*
+ * Accesses each sample stands for. A time-based sampler (soft: thread CPU
+ * time) takes more samples per access where the program runs slowly, so
+ * phases are not sampled alike per access; the histograms are per access.
+ * A sample's share is the median of the address-counted steps
+ * (ru_chain_step) among the RU_APS_SPAN points of its thread around it;
+ * its detection's weight is scaled by that over the run's median step
+ * (so the weights keep their scale). No counted step near it, or a
+ * counting facility: 1. Sets x->aps; returns the number of detections
+ * scaled.
+ */
+#define RU_APS_SPAN	16
+static u64 ru_access_weights(struct reuse *ru)
+{
+	double *step = calloc(ru->npts ? ru->npts : 1, sizeof(*step));
+	struct ru_dbl all = { 0 }, near = { 0 }, rates = { 0 };
+	double run;
+	size_t d, j, lo, hi;
+	u64 nscaled = 0;
+
+	if (!step)
+		return 0;
+	for (d = 0; d < ru->ndet; d++)
+		ru->det[d].w = ru->det[d].w0;
+	for (j = 1; j < ru->npts; j++) {
+		if (ru->pts[j].thread != ru->pts[j - 1].thread)
+			continue;
+		step[j] = ru_chain_step(&ru->pts[j - 1], &ru->pts[j], 0);
+		if (step[j] > 0 && (ru_dbl_push(&all, step[j]) ||
+				    ru_dbl_push(&rates, step[j] / (double)(ru->pts[j].ns - ru->pts[j - 1].ns))))
+			goto out;
+	}
+	if (all.n < REUSE_MIN_RATE_PAIRS)
+		goto out;
+	run = ru_median(&all);
+	ru->step_med = run;
+	ru->step_rate = ru_median(&rates);
+	for (d = 0; d < ru->ndet; d++) {
+		struct ru_det *x = &ru->det[d];
+
+		if (!x->use_ns || x->wall)
+			continue;
+		lo = 0;
+		hi = ru->npts;
+		while (lo < hi) {	/* first point of x->thread at or after use */
+			size_t m = (lo + hi) / 2;
+			const struct ru_pt *p = &ru->pts[m];
+
+			if (p->thread < x->thread ||
+			    (p->thread == x->thread && p->ns < x->use_ns))
+				lo = m + 1;
+			else
+				hi = m;
+		}
+		near.n = 0;
+		for (j = lo > RU_APS_SPAN / 2 ? lo - RU_APS_SPAN / 2 : 0;
+		     j < ru->npts && j < lo + RU_APS_SPAN / 2; j++)
+			if (ru->pts[j].thread == x->thread && step[j] > 0 &&
+			    ru_dbl_push(&near, step[j]))
+				goto out;
+		if (near.n < 3)
+			continue;
+		x->w *= ru_median(&near) / run;
+		nscaled++;
+	}
+out:
+	free(all.v);
+	free(rates.v);
+	free(near.v);
+	free(step);
+	return nscaled;
+}
+
 /*
  * Accesses between use and reuse: elapsed ns, less the measured cost of a
  * held stop and a trap for reuses timed from a held sample, x the access
@@ -922,16 +1213,27 @@ static int ru_accesses(struct reuse *ru, struct reuse_result *r)
 			r->rate_pairs_local = val.n;
 		}
 	}
+	if (!ru->cfg.no_chain)
+		qsort(ru->pts, ru->npts, sizeof(*ru->pts), ru_pt_cmp);
+	if (!ru->cfg.no_chain && !ru->cfg.unweighted &&
+	    r->rate_source != REUSE_RATE_USER && r->rate_source != REUSE_RATE_COUNTER)
+		r->access_weighted = ru_access_weights(ru);
 	for (d = 0; d < ru->ndet; d++) {
 		struct ru_det *x = &ru->det[d];
-		double ns = x->ns;
+		double ns = x->ns, cost = 0, c = -1;
 
 		if (x->held && x->kind == RU_REUSE)
-			ns = ns > r->trap_cost_ns ? ns - r->trap_cost_ns : 0;
+			cost = r->trap_cost_ns;
+		ns = ns > cost ? ns - cost : 0;
 		if (rate[d] > 0)
 			r->local_rate_reuses++;
 		x->rate = rate[d] > 0 ? rate[d] : r->access_rate;
-		x->acc = ns * x->rate;
+		if (x->kind == RU_REUSE && !x->wall && x->use_ns &&
+		    r->rate_source != REUSE_RATE_USER && !ru->cfg.no_chain)
+			c = ru_chain(ru, x, cost);
+		x->chained = c >= 0;
+		r->chained_reuses += x->chained;
+		x->acc = c >= 0 ? c : ns * x->rate;
 	}
 out:
 	free(tmp.v);
@@ -1022,6 +1324,7 @@ const struct reuse_result *reuse__result(struct reuse *ru)
 	r->shared = ru->cfg.shared;
 	r->gran = ru->cfg.gran;
 	r->access_rate = ru_rate(ru, r);
+	r->window = ru->cfg.window;
 	if (ru_accesses(ru, r)) {
 		ru_result_free(ru);
 		return NULL;
@@ -1138,6 +1441,7 @@ void reuse__delete(struct reuse *ru)
 	free(ru->rates.v);
 	free(ru->cal.v);
 	free(ru->spans);
+	free(ru->pts);
 	free(ru->pairs);
 	free(ru);
 }

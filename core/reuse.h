@@ -86,6 +86,26 @@
  *     pairs for every reuse, as before local rates.
  *   With fewer pairs: REUSE_RATE_DEFAULT, 1 access per ns, and every output
  *   says the distances are then in that unit.
+ * - Address chains (default; cfg.no_chain: off): on a VM without a PMU each
+ *   soft sample costs its thread 25-120 us of CPU time (measured: ribench
+ *   at a 25 us period used 0.72 s of thread CPU time for 0.04 s of work),
+ *   so thread CPU time is mostly sampling overhead and a poor clock. A
+ *   private reuse with samples of its thread between use and reuse is
+ *   instead counted along them: each step between consecutive points (use,
+ *   samples, reuse) that is a dense forward walk (same access size, IPs
+ *   within RU_LOOP_BYTES, whole elements, a rate within RU_CHAIN_SLACK of
+ *   the run's median step rate) counts its address difference / size; a
+ *   backward step of one loop (the walk wrapped around its array) counts
+ *   the array's ends, the extent of the thread's samples of that loop
+ *   nearby contiguous with both points; any other step is timed at the
+ *   rate of the chain's counted steps. Reuses with no sample in between
+ *   are timed as above. result.chained_reuses counts the chained ones.
+ * - Access weights (with chains): a time-based sampler takes more samples
+ *   per access where the program runs slowly; each detection's weight is
+ *   also multiplied by the median address-counted step (accesses per
+ *   sample) of its thread's samples around its use, over the run's median
+ *   step, so the histograms are per access, not per CPU time
+ *   (result.access_weighted detections).
  * - Cold/infinite: a watch still active when the stream ends (the use has
  *   no reuse in the rest of the run), or, in private mode, whose owner
  *   exited. Cold and invalidations are infinite reuse times for the
@@ -107,12 +127,12 @@
  *   detections. Each thread's time histogram is converted on its own (its
  *   own private cache); the whole program's private stack histogram is
  *   the sum of the threads', its shared one the conversion of all
- *   detections. With cfg.window > 0 the detections (by use time) are
- *   converted in runs of that many, each with its own footprint (for
- *   programs in phases); 0, the default, converts them all at once.
- *   Note: the conversion assumes the reuse-time distribution is the same
- *   throughout the run; on ribench, whose phases differ, it alone costs S
- *   0.75-0.83 even on the EXACT time histogram (measured, see the report).
+ *   detections. The detections (by use time) are converted in runs of
+ *   cfg.window (default REUSE_DEFAULT_WINDOW), each with its own footprint:
+ *   the conversion assumes the reuse-time distribution is the same
+ *   throughout what it converts, and programs run in phases (on ribench,
+ *   converting the whole run at once costs S 0.75-0.83 even on the EXACT
+ *   time histogram). cfg.window < 0 converts the whole run at once.
  * - Pairs: (sample IP, trap IP) with counts of reuses and invalidations and
  *   one example data address; trap IPs are the instruction AFTER the access.
  */
@@ -127,6 +147,7 @@
 #define REUSE_MAX_RATE		16.0	/* accesses per ns: beyond any CPU */
 #define REUSE_MAX_WEIGHT	1e4	/* cap of a detection's weight */
 #define REUSE_MIN_TRAP_COST	3	/* own-access traps behind a trap cost */
+#define REUSE_DEFAULT_WINDOW	8	/* detections per footprint window */
 
 /* Zero fields take their default (reuse__config_init). */
 struct reuse_config {
@@ -138,8 +159,10 @@ struct reuse_config {
 	u64 seed;			/* PRNG seed, 0: fixed default */
 	int max_pairs;			/* use->reuse pairs kept, default 4096 */
 	int unweighted;			/* every detection weight 1 (the seed) */
-	int window;			/* detections per conversion window, 0: all */
+	int window;			/* detections per conversion window
+					 * (default REUSE_DEFAULT_WINDOW), < 0: all */
 	int global_rate;		/* one stride rate for the run, no local rates */
+	int no_chain;			/* time every reuse; no address chains */
 };
 
 void reuse__config_init(struct reuse_config *cfg);
@@ -204,6 +227,9 @@ struct reuse_result {
 	double trap_cost_ns;			/* subtracted from held reuses, 0: none */
 	u64 trap_cost_samples;			/* own-access traps measured */
 	u64 local_rate_reuses;			/* reuses timed with a local rate */
+	u64 chained_reuses;			/* reuses counted along address chains */
+	u64 access_weighted;			/* detections weighted by accesses per sample */
+	int window;				/* footprint window (cfg.window) */
 	u64 rate_pairs_local;			/* stride pairs behind access_rate, if local */
 	int npairs;
 	const struct reuse_pair *pairs;		/* by reuses+invalidations, desc */

@@ -499,6 +499,7 @@ static int local_rate_run(struct lp_test_ctx *ctx, int global, const struct reus
 
 	reuse__config_init(&cfg);
 	cfg.global_rate = global;
+	cfg.no_chain = 1;	/* the time path: chains would count these walks */
 	ru = *rup = reuse__new(&cfg);
 	TEST_ASSERT(ru, "new");
 	FEED(ev_start(10, 0, 0));
@@ -613,5 +614,88 @@ LP_TEST(test_reuse_replay_deterministic,
 	TEST_ASSERT(na > 100 && na == nb && !memcmp(a, b, na * sizeof(*a)),
 		    "identical actions (%d vs %d)", na, nb);
 	TEST_ASSERT(na != nc || memcmp(a, c, na * sizeof(*a)), "seed changes the reservoir draws");
+	return TEST_OK;
+}
+
+/*
+ * Thread 10 walks a 10000-element array of 8-byte elements cyclically. The
+ * use (slot 0) is element 5000; samples follow at 6000, 7000, 8000, 9000,
+ * 9990, then (the walk wrapped) 10, 1000, ..., 4000, each freeing its own
+ * slot with a 10 ns trap; then element 5000 is reused. The thread's CPU
+ * clock runs 50 us per sample gap but 2 ms across the wrap (a stall):
+ * true accesses from use to reuse: 10000. Counted by address: 4990 up to
+ * 9990, the wrap from the sampled extent [10, 9990] (0) plus half a median
+ * step (500), 4990 from 10 back to 5000: 10480, in 10000's bin. Timed
+ * (--no-chain) at the stride rate, 1000 per 50 us, it would be ~50000.
+ */
+static int chain_run(struct lp_test_ctx *ctx, int no_chain, const struct reuse_result **out,
+		     struct reuse **rup)
+{
+	static const u64 elem[] = { 5000, 6000, 7000, 8000, 9000, 9990, 10, 1000, 2000, 3000, 4000 };
+	struct lp_actions acts = { 0 };
+	struct reuse_config cfg;
+	const struct lp_action *a;
+	u64 t = 1000, wc = 0, base = 0x100000;
+	struct reuse *ru;
+	size_t i;
+
+	reuse__config_init(&cfg);
+	cfg.no_chain = no_chain;
+	ru = *rup = reuse__new(&cfg);
+	TEST_ASSERT(ru, "new");
+	FEED(ev_start(10, 0, 0));
+	for (i = 0; i < sizeof(elem) / sizeof(elem[0]); i++) {
+		if (i)
+			t += elem[i] < elem[i - 1] ? 2000000 : 50000;
+		FEED(ev_sample(10, 0, LP_ACCESS_LOAD, base + 8 * elem[i], 8, t));
+		a = arm_of(&acts, 10);
+		TEST_ASSERT(a && a->slot == (i ? 1 : 0), "sample %zu in slot %d", i, a ? a->slot : -1);
+		if (!i)
+			wc = a->cookie;
+		else
+			FEED(ev_trap(10, 0, a->slot, a->cookie, t + 10));
+	}
+	FEED(ev_trap(10, 0, 0, wc, t + 50000));
+	*out = reuse__result(ru);
+	lp_actions__exit(&acts);
+	return TEST_OK;
+}
+
+LP_TEST(test_reuse_chain_counts_by_address,
+	"reuse: a reuse with samples in between is counted along their addresses, not timed")
+{
+	const struct reuse_result *r;
+	struct reuse *ru = NULL;
+	int err, k = reuse_hist__bin(9999), j;
+	double other = 0;
+
+	err = chain_run(ctx, 0, &r, &ru);
+	if (err != TEST_OK) {
+		reuse__delete(ru);
+		return err;
+	}
+	TEST_ASSERT(r && r->chained_reuses == 1, "chained %llu",
+		    r ? (unsigned long long)r->chained_reuses : 0ull);
+	for (j = reuse_hist__bin(2000); j < REUSE_HIST_NBINS; j++)
+		if (j != k)
+			other += r->time.bin[j];
+	TEST_ASSERT(r->time.bin[k] > 0 && other == 0, "bin of 10000: %g, other long bins %g",
+		    r->time.bin[k], other);
+	TEST_ASSERT(r->access_weighted > 0, "access weights %llu",
+		    (unsigned long long)r->access_weighted);
+	reuse__delete(ru);
+
+	/* --no-chain: the stall inflates the timed distance past that bin */
+	ru = NULL;
+	err = chain_run(ctx, 1, &r, &ru);
+	if (err != TEST_OK) {
+		reuse__delete(ru);
+		return err;
+	}
+	TEST_ASSERT(r && r->chained_reuses == 0 && r->time.bin[k] == 0 &&
+		    r->time.bin[reuse_hist__bin(49999)] > 0,
+		    "timed: bin of 10000 %g, of 50000 %g", r ? r->time.bin[k] : -1,
+		    r ? r->time.bin[reuse_hist__bin(49999)] : -1);
+	reuse__delete(ru);
 	return TEST_OK;
 }
