@@ -1059,23 +1059,14 @@ static double ru_chain(const struct reuse *ru, const struct ru_det *x,
 		       double cost)
 {
 	u64 u = x->use_ns, r = x->use_ns + (u64)x->ns;
-	size_t lo = 0, hi = ru->npts, j;
+	size_t j;
 	struct ru_pt prev = { x->thread, x->size, u, x->addr, x->ip }, end;
 	double acc = 0, acc_ns = 0, timed = 0, n;
 	int inside = 0;
 
-	while (lo < hi) {	/* first point of x->thread after u */
-		size_t m = (lo + hi) / 2;
-		const struct ru_pt *p = &ru->pts[m];
-
-		if (p->thread < x->thread || (p->thread == x->thread && p->ns <= u))
-			lo = m + 1;
-		else
-			hi = m;
-	}
 	end = prev;
 	end.ns = r;
-	for (j = lo; j <= ru->npts; j++) {
+	for (j = ru_pt_find(ru, x->thread, u + 1); j <= ru->npts; j++) {
 		const struct ru_pt *p = j < ru->npts ? &ru->pts[j] : &end;
 
 		if (j < ru->npts && (p->thread != x->thread || p->ns >= r))
@@ -1120,7 +1111,7 @@ static u64 ru_access_weights(struct reuse *ru)
 	double *step = calloc(ru->npts ? ru->npts : 1, sizeof(*step));
 	struct ru_dbl all = { 0 }, near = { 0 }, rates = { 0 };
 	double run;
-	size_t d, j, lo, hi;
+	size_t d, j, lo;
 	u64 nscaled = 0;
 
 	if (!step)
@@ -1145,18 +1136,7 @@ static u64 ru_access_weights(struct reuse *ru)
 
 		if (!x->use_ns || x->wall)
 			continue;
-		lo = 0;
-		hi = ru->npts;
-		while (lo < hi) {	/* first point of x->thread at or after use */
-			size_t m = (lo + hi) / 2;
-			const struct ru_pt *p = &ru->pts[m];
-
-			if (p->thread < x->thread ||
-			    (p->thread == x->thread && p->ns < x->use_ns))
-				lo = m + 1;
-			else
-				hi = m;
-		}
+		lo = ru_pt_find(ru, x->thread, x->use_ns);
 		near.n = 0;
 		for (j = lo > RU_APS_SPAN / 2 ? lo - RU_APS_SPAN / 2 : 0;
 		     j < ru->npts && j < lo + RU_APS_SPAN / 2; j++)
