@@ -471,9 +471,9 @@ void reuse_report__print(const struct reuse_report *r, FILE *f)
 	}
 	if (!r->exact)
 		fprintf(f, "\n# traps %" PRIu64 " (stale %" PRIu64 ", late %" PRIu64 ", the sampled access "
-			"itself %" PRIu64 "); samples without a free slot "
+			"itself %" PRIu64 ", the use reported again %" PRIu64 "); samples without a free slot "
 			"(reservoir kept the older watches) %" PRIu64 "\n", st->traps, st->traps_stale,
-			st->traps_late, st->traps_use, st->samples_dropped);
+			st->traps_late, st->traps_use, st->traps_again, st->samples_dropped);
 }
 
 /* ---- JSON ------------------------------------------------------------- */
@@ -559,6 +559,7 @@ int reuse_report__json(const struct reuse_report *r, const char *path)
 	json__u64(&w, "watches", res->stats.samples_used);
 	json__u64(&w, "watches_replaced", res->stats.replaced);
 	json__u64(&w, "traps", res->stats.traps);
+	json__u64(&w, "traps_use_again", res->stats.traps_again);
 	json__u64(&w, "cpu_ns", r->cpu_ns);
 	json__arr_begin(&w, "per_thread");
 	for (i = 0; i < res->nthreads; i++) {

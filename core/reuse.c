@@ -39,6 +39,7 @@ struct ru_watch {
 	u8 active;
 	u8 len, exact;
 	u8 pending;		/* held sample of an access not made yet */
+	u8 again;		/* its use was reported again (ru_again) */
 	u8 held;		/* armed while its thread was held (sync) */
 	u8 use_size;		/* bytes of the sampled access */
 	u32 owner;		/* use thread index */
@@ -62,6 +63,7 @@ struct ru_thread {
 	u64 samples, reuses, invalidations, cold, cross;
 	u8 mode[REUSE_MAX_SLOTS];	/* current watch: 0, LP_WP_W, LP_WP_RW */
 	u8 pmode[REUSE_MAX_SLOTS];	/* previous (censored) watch */
+	u64 last_addr, last_ip;		/* its latest sample with an address */
 };
 
 struct ru_det {			/* one detection */
@@ -516,6 +518,8 @@ static int ru_sample(struct reuse *ru, const struct lp_sample *s,
 	ru->size_sum += s->size ? s->size : 8;
 	if (s->thread_ns && (err = ru_stride(ru, me, s)))
 		return err;
+	t->last_addr = s->addr;
+	t->last_ip = s->ip;
 	if (s->thread_ns) {
 		struct ru_pt *p;
 
@@ -616,6 +620,27 @@ static u8 ru_shared_k(const struct reuse *ru, const struct ru_watch *w)
 	return n > 255 ? 255 : (u8)n;
 }
 
+/*
+ * The use reported again: a trap at the end of the use's own instruction
+ * while the thread's latest sample is still the use (no sign it moved on),
+ * once per watch. Measured on this VM (soft, held samples): after a trap
+ * the thread is often sampled again at that same access, and a watch armed
+ * there traps at once at that instruction, though nothing else shows it
+ * ran on: up to seven samples and traps in a row at one address, ~6% of
+ * ribench's samples, each a false reuse a few us long. A true reuse at the
+ * same instruction (a loop over a small array, a spin) traps again one
+ * iteration later and is timed from this trap instead. Held samples
+ * only: an async watch is armed after its thread ran on.
+ */
+static int ru_again(const struct ru_thread *t, const struct ru_watch *w,
+		    const struct lp_trap *tr, u32 me, u8 mode)
+{
+	return w->held && !w->again && !w->pending &&
+	       me == w->owner && mode == LP_WP_RW &&
+	       tr->ip > w->use_ip && tr->ip <= w->use_ip + RU_MAX_INSN &&
+	       t->last_addr == w->use_addr && t->last_ip == w->use_ip;
+}
+
 static int ru_trap(struct reuse *ru, const struct lp_trap *tr,
 		   struct lp_actions *out)
 {
@@ -665,6 +690,17 @@ static int ru_trap(struct reuse *ru, const struct lp_trap *tr,
 			w->use_ns = tr->thread_ns;
 		w->use_time = tr->time;
 		ru->st.traps_use++;
+		return 0;
+	}
+	if (ru_again(t, w, tr, me, mode)) {
+		if (current)
+			w->again = 1;
+		else
+			sl->prev.active = 0;
+		if (tr->thread_ns && w->use_ns)
+			w->use_ns = tr->thread_ns;
+		w->use_time = tr->time;
+		ru->st.traps_again++;
 		return 0;
 	}
 	if (current)
@@ -932,6 +968,17 @@ static int ru_pt_cmp(const void *pa, const void *pb)
 }
 
 /*
+ * Two samples of a thread at one instruction and address: it did not move
+ * in between (on this VM a held sample's stop and trap cost more thread
+ * CPU time than a period, so samples pile up where the thread stands).
+ * The step holds no accesses of the program, and its time is overhead.
+ */
+static int ru_stuck(const struct ru_pt *a, const struct ru_pt *b)
+{
+	return a->addr == b->addr && a->ip == b->ip;
+}
+
+/*
  * Accesses from sample @a to sample @b of one thread counted by address:
  * a forward step of a dense walk (same access size, IPs of one loop body,
  * whole elements) whose implied rate is within RU_CHAIN_SLACK of @rate,
@@ -993,45 +1040,71 @@ static int u64_cmp(const void *pa, const void *pb)
 }
 
 /*
- * A backward step @a -> @b of a loop (the walk wrapped around its array):
- * the accesses from @a to the array's end and from its start to @b. The
- * array's extent is that of the thread's samples at the same loop around
- * the reuse (its interval and RU_WRAP_SPAN samples each side) contiguous
- * with @a and @b (no hole over RU_WRAP_HOLE median steps), plus half a
- * median step for the unsampled ends. 0: not a wrap of one array.
+ * A backward step @a -> @b of a loop (the walk wrapped around its array),
+ * taken between thread CPU ns @t0 and @t1 of @thread: the accesses from @a
+ * to the array's end and from its start to @b. The array is the run of the
+ * loop's sample addresses around @a and @b with no hole over RU_WRAP_HOLE
+ * median steps: those of [@t0, @t1], then, walking out in time up to
+ * RU_WRAP_SPAN samples each side, those that fall inside the run so far or
+ * extend it by less than a hole; the first that does not ends the walk on
+ * that side (another array, or another phase, even one whose array lies
+ * next to this one). Plus half a median step for the unsampled ends.
+ * 0: not a wrap of one array.
  */
 #define RU_WRAP_HOLE	4
-#define RU_WRAP_SPAN	64	/* points each side of the reuse */
-static double ru_wrap(const struct reuse *ru, const struct ru_det *x,
+#define RU_WRAP_SPAN	64	/* points each side of the interval */
+static int ru_loop_pt(const struct ru_pt *p, const struct ru_pt *a)
+{
+	u64 d = p->ip > a->ip ? p->ip - a->ip : a->ip - p->ip;
+
+	return p->thread == a->thread && p->size == a->size && d <= RU_LOOP_BYTES;
+}
+
+/*
+ * Widen [@lo, @hi] by the loop's samples of @a's thread from index @j on
+ * (@dir -1: the ones before @j, going back; 1: @j and after), up to
+ * RU_WRAP_SPAN of them, stopping at the first outside it by more than @hole.
+ */
+static void ru_wrap_walk(const struct reuse *ru, const struct ru_pt *a,
+			 size_t j, int dir, u64 hole, u64 *lo, u64 *hi)
+{
+	size_t n = 0;
+
+	for (j = dir < 0 ? j - 1 : j; j < ru->npts && n < RU_WRAP_SPAN; j += dir) {
+		const struct ru_pt *p = &ru->pts[j];
+
+		if (p->thread != a->thread)
+			break;
+		if (!ru_loop_pt(p, a))
+			continue;
+		if (p->addr + hole < *lo || p->addr > *hi + hole)
+			break;
+		*lo = p->addr < *lo ? p->addr : *lo;
+		*hi = p->addr > *hi ? p->addr : *hi;
+		n++;
+	}
+}
+
+static double ru_wrap(const struct reuse *ru, u64 t0, u64 t1,
 		      const struct ru_pt *a, const struct ru_pt *b)
 {
 	u64 hole, lo, hi, *v;
 	u64 dip = a->ip > b->ip ? a->ip - b->ip : b->ip - a->ip;
-	size_t j, k, nv = 0, ia = 0, ib = 0;
+	size_t i, k, j, nv = 0, ia = 0, ib = 0;
 	double ret = 0;
 
 	if (!ru->step_med || !a->size || a->size != b->size ||
 	    b->addr >= a->addr || dip > RU_LOOP_BYTES)
 		return 0;
 	hole = (u64)(ru->step_med * RU_WRAP_HOLE) * a->size;
-	j = ru_pt_find(ru, x->thread, x->use_ns);
-	k = ru_pt_find(ru, x->thread, x->use_ns + (u64)x->ns);
-	j = j > RU_WRAP_SPAN ? j - RU_WRAP_SPAN : 0;
-	k = k + RU_WRAP_SPAN < ru->npts ? k + RU_WRAP_SPAN : ru->npts;
-	while (ru->pts[j].thread != x->thread)
-		j++;
-	while (k > j && ru->pts[k - 1].thread != x->thread)
-		k--;
-	v = malloc((k - j + 2) * sizeof(*v));
+	i = ru_pt_find(ru, a->thread, t0);
+	k = ru_pt_find(ru, a->thread, t1 + 1);
+	v = malloc((k - i + 2) * sizeof(*v));
 	if (!v)
 		return 0;
-	for (; j < k; j++) {
-		const struct ru_pt *p = &ru->pts[j];
-		u64 d = p->ip > a->ip ? p->ip - a->ip : a->ip - p->ip;
-
-		if (p->size == a->size && d <= RU_LOOP_BYTES)
-			v[nv++] = p->addr;
-	}
+	for (j = i; j < k; j++)
+		if (ru_loop_pt(&ru->pts[j], a))
+			v[nv++] = ru->pts[j].addr;
 	v[nv++] = a->addr;
 	v[nv++] = b->addr;
 	qsort(v, nv, sizeof(*v), u64_cmp);
@@ -1048,7 +1121,11 @@ static double ru_wrap(const struct reuse *ru, const struct ru_det *x,
 		;
 	for (hi = ia - 1; hi + 1 < nv && v[hi + 1] - v[hi] <= hole; hi++)
 		;
-	ret = (double)((v[hi] - a->addr) + (b->addr - v[lo])) / a->size +
+	lo = v[lo];
+	hi = v[hi];
+	ru_wrap_walk(ru, a, i, -1, hole, &lo, &hi);	/* before */
+	ru_wrap_walk(ru, a, k, 1, hole, &lo, &hi);	/* after */
+	ret = (double)((hi - a->addr) + (b->addr - lo)) / a->size +
 	      ru->step_med / 2;
 out:
 	free(v);
@@ -1075,8 +1152,10 @@ static double ru_chain(const struct reuse *ru, const struct ru_det *x,
 			inside = 1;
 		n = ru_chain_step(&prev, p, ru->step_rate);
 		if (n <= 0)
-			n = ru_wrap(ru, x, &prev, p);
-		if (n > 0) {
+			n = ru_wrap(ru, u, r, &prev, p);
+		if (n <= 0 && p != &end && ru_stuck(&prev, p)) {
+			;	/* no accesses, overhead time */
+		} else if (n > 0) {
 			acc += n;
 			acc_ns += (double)(p->ns - prev.ns);
 		} else {
@@ -1098,60 +1177,85 @@ static double ru_chain(const struct reuse *ru, const struct ru_det *x,
  * Accesses each sample stands for. A time-based sampler (soft: thread CPU
  * time) takes more samples per access where the program runs slowly, so
  * phases are not sampled alike per access; the histograms are per access.
- * A sample's share is the median of the address-counted steps
- * (ru_chain_step) among the RU_APS_SPAN points of its thread around it;
- * its detection's weight is scaled by that over the run's median step
- * (so the weights keep their scale). No counted step near it, or a
- * counting facility: 1. Sets x->aps; returns the number of detections
- * scaled.
+ * A sample stands for the mean step from one sample of its thread to the
+ * next: counted by address (ru_chain_step forward, ru_wrap around an
+ * array), 0 where the thread did not move (ru_stuck). Steps that cannot be
+ * counted (another loop, a phase change) are left out. A detection's
+ * weight is scaled by that mean over the RU_APS_SPAN points of its thread
+ * around its use, over the run's mean step (so weights keep their scale).
+ * The mean, not the median: steps are skewed (a walk's forward steps are
+ * cut short by its wraps), and accesses per sample is a mean. No counted
+ * step near it, or a counting facility: 1. Sets step_med and step_rate
+ * (the forward steps' median size and rate) for the chains; returns the
+ * number of detections scaled.
  */
 #define RU_APS_SPAN	16
 static u64 ru_access_weights(struct reuse *ru)
 {
-	double *step = calloc(ru->npts ? ru->npts : 1, sizeof(*step));
-	struct ru_dbl all = { 0 }, near = { 0 }, rates = { 0 };
-	double run;
-	size_t d, j, lo;
+	double *step = malloc((ru->npts ? ru->npts : 1) * sizeof(*step));
+	struct ru_dbl all = { 0 }, rates = { 0 };
+	double sum = 0, run, near, n;
+	size_t d, j, lo, cnt = 0, k;
 	u64 nscaled = 0;
 
 	if (!step)
 		return 0;
 	for (d = 0; d < ru->ndet; d++)
 		ru->det[d].w = ru->det[d].w0;
-	for (j = 1; j < ru->npts; j++) {
-		if (ru->pts[j].thread != ru->pts[j - 1].thread)
+	for (j = 0; j < ru->npts; j++) {
+		const struct ru_pt *a = &ru->pts[j - !!j], *b = &ru->pts[j];
+
+		step[j] = -1;
+		if (!j || a->thread != b->thread)
 			continue;
-		step[j] = ru_chain_step(&ru->pts[j - 1], &ru->pts[j], 0);
+		step[j] = ru_chain_step(a, b, 0);
 		if (step[j] > 0 && (ru_dbl_push(&all, step[j]) ||
-				    ru_dbl_push(&rates, step[j] / (double)(ru->pts[j].ns - ru->pts[j - 1].ns))))
+				    ru_dbl_push(&rates, step[j] / (double)(b->ns - a->ns))))
 			goto out;
 	}
 	if (all.n < REUSE_MIN_RATE_PAIRS)
 		goto out;
-	run = ru_median(&all);
-	ru->step_med = run;
+	ru->step_med = ru_median(&all);
 	ru->step_rate = ru_median(&rates);
+	for (j = 1; j < ru->npts; j++) {	/* as the chains count them */
+		const struct ru_pt *a = &ru->pts[j - 1], *b = &ru->pts[j];
+
+		if (a->thread != b->thread)
+			continue;
+		step[j] = ru_chain_step(a, b, ru->step_rate);
+		if (step[j] > 0)
+			continue;
+		step[j] = ru_stuck(a, b) ? 0 : ru_wrap(ru, a->ns, b->ns, a, b);
+		if (step[j] <= 0 && !ru_stuck(a, b))
+			step[j] = -1;
+	}
+	for (j = 0; j < ru->npts; j++)
+		if (step[j] >= 0) {
+			sum += step[j];
+			cnt++;
+		}
+	run = sum / (double)cnt;
 	for (d = 0; d < ru->ndet; d++) {
 		struct ru_det *x = &ru->det[d];
 
 		if (!x->use_ns || x->wall)
 			continue;
 		lo = ru_pt_find(ru, x->thread, x->use_ns);
-		near.n = 0;
-		for (j = lo > RU_APS_SPAN / 2 ? lo - RU_APS_SPAN / 2 : 0;
-		     j < ru->npts && j < lo + RU_APS_SPAN / 2; j++)
-			if (ru->pts[j].thread == x->thread && step[j] > 0 &&
-			    ru_dbl_push(&near, step[j]))
-				goto out;
-		if (near.n < 3)
+		near = n = 0;
+		for (k = lo > RU_APS_SPAN / 2 ? lo - RU_APS_SPAN / 2 : 0;
+		     k < ru->npts && k < lo + RU_APS_SPAN / 2; k++)
+			if (ru->pts[k].thread == x->thread && step[k] >= 0) {
+				near += step[k];
+				n++;
+			}
+		if (n < 3 || near <= 0)
 			continue;
-		x->w *= ru_median(&near) / run;
+		x->w *= near / n / run;
 		nscaled++;
 	}
 out:
 	free(all.v);
 	free(rates.v);
-	free(near.v);
 	free(step);
 	return nscaled;
 }

@@ -47,6 +47,15 @@
  *   within RU_MAX_INSN bytes after it) is the use being made, not a reuse;
  *   it moves the use's time to that trap and leaves the watch armed
  *   (stats.traps_use).
+ * - The use reported again (held watches, once each): a trap at the end of
+ *   the use's own instruction while the thread's latest sample is still
+ *   the use. On this VM the thread is often sampled again at the access a
+ *   trap just caught, and a watch armed there traps at once at that
+ *   instruction, before any sign that the thread ran on (up to seven
+ *   samples and traps in a row at one address): false reuses of a few us.
+ *   Such a trap re-dates the use and leaves the watch armed
+ *   (stats.traps_again); a true reuse at the same instruction (a loop over
+ *   a small array) traps again one iteration later.
  * - Traps on an inactive slot, with a cookie not of the slot's current (or,
  *   for a late asynchronous read, previous censored) watch, or by a thread
  *   that exited are stale and ignored. A late trap of the previous watch
@@ -96,16 +105,21 @@
  *   within RU_LOOP_BYTES, whole elements, a rate within RU_CHAIN_SLACK of
  *   the run's median step rate) counts its address difference / size; a
  *   backward step of one loop (the walk wrapped around its array) counts
- *   the array's ends, the extent of the thread's samples of that loop
- *   nearby contiguous with both points; any other step is timed at the
- *   rate of the chain's counted steps. Reuses with no sample in between
- *   are timed as above. result.chained_reuses counts the chained ones.
+ *   the array's ends: the extent of the loop's sample addresses contiguous
+ *   with both points, from the reuse's interval and then outwards in time
+ *   until a sample falls outside (another array or phase, even one whose
+ *   array lies next to this one); two samples at one address and IP (the
+ *   thread did not move: the stop cost more than a period) count nothing
+ *   and their time is left out; any other step is timed at the rate of
+ *   the chain's counted steps. Reuses with no sample in between are timed
+ *   as above. result.chained_reuses counts the chained ones.
  * - Access weights (with chains): a time-based sampler takes more samples
  *   per access where the program runs slowly; each detection's weight is
- *   also multiplied by the median address-counted step (accesses per
- *   sample) of its thread's samples around its use, over the run's median
- *   step, so the histograms are per access, not per CPU time
- *   (result.access_weighted detections).
+ *   also multiplied by the mean step (accesses per sample: forward steps
+ *   and wraps counted as the chains count them, 0 where the thread did not
+ *   move, uncountable steps left out) of its thread's samples around its
+ *   use, over the run's mean step, so the histograms are per access, not
+ *   per CPU time (result.access_weighted detections).
  * - Cold/infinite: a watch still active when the stream ends (the use has
  *   no reuse in the rest of the run), or, in private mode, whose owner
  *   exited. Cold and invalidations are infinite reuse times for the
@@ -206,6 +220,7 @@ struct reuse_stats {
 	u64 samples_dropped;		/* reservoir kept the old watches */
 	u64 replaced;			/* active watches censored by a new one */
 	u64 traps, traps_stale, traps_late;
+	u64 traps_again;		/* the use reported again (ru_again) */
 	u64 traps_use;			/* a held pending sample's own access */
 	u64 arm_actions, disarm_actions;
 	u64 temporal, chunk;		/* reuses by watch kind (see above) */

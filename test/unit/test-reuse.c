@@ -419,6 +419,72 @@ LP_TEST(test_reuse_stride_rate,
 	return TEST_OK;
 }
 
+/*
+ * A held sample of an access already made (the instruction before the
+ * interrupted IP), then a trap at the end of that instruction while the
+ * thread's latest sample is still the use: the use reported again, once;
+ * the watch stays and its reuse is timed from that trap. A sample of the
+ * thread elsewhere in between makes the same trap a reuse.
+ */
+LP_TEST(test_reuse_use_reported_again,
+	"reuse: a held watch's trap at its own instruction before the thread moved on is the use again (once), not a reuse")
+{
+	struct lp_actions acts = { 0 };
+	const struct reuse_result *r;
+	struct reuse_config cfg;
+	struct reuse *ru;
+	int moved;
+
+	reuse__config_init(&cfg);
+	cfg.access_rate = 1.0;
+	for (moved = 0; moved < 2; moved++) {
+		struct lp_event s = ev_sample(10, 0, LP_ACCESS_LOAD, 0x1000, 8, 100000);
+		struct lp_event t1, t2;
+		const struct lp_action *a;
+		u64 slot, cookie;
+
+		ru = reuse__new(&cfg);
+		TEST_ASSERT(ru, "new");
+		FEED(ev_start(10, 0, 0));
+		s.sample.flags = LP_SAMPLE_HELD | LP_SAMPLE_PREV_INSN;
+		FEED(s);
+		a = arm_of(&acts, 10);
+		TEST_ASSERT(a, "armed");
+		slot = a->slot;
+		cookie = a->cookie;
+		if (moved) {	/* the thread seen at another access: it ran on */
+			struct lp_event o = ev_sample(10, 0, LP_ACCESS_LOAD, 0x9000, 8, 150000);
+
+			o.sample.ip += 0x40;
+			FEED(o);
+			/* reservoir: the second sample may take the watch's slot */
+			a = arm_of(&acts, 10);
+			TEST_ASSERT(!a || a->slot != slot, "the second sample kept away from slot %llu",
+				    (unsigned long long)slot);
+		}
+		t1 = ev_trap(10, 0, (u8)slot, cookie, 200000);
+		t1.trap.ip = s.sample.ip + 3;
+		FEED(t1);
+		if (!moved) {
+			TEST_ASSERT(acts.n == 0, "the repeated use disarms nothing (%d actions)", acts.n);
+			t2 = ev_trap(10, 0, (u8)slot, cookie, 260000);
+			t2.trap.ip = s.sample.ip + 3;
+			FEED(t2);
+		}
+		r = reuse__result(ru);
+		TEST_ASSERT(r->reuses == 1 && r->stats.traps_again == (u64)!moved,
+			    "moved %d: %g reuses, %llu again", moved, r->reuses,
+			    (unsigned long long)r->stats.traps_again);
+		/* timed from the repeated use (60000) or from the sample (100000),
+		 * less the held cost (none measured): 60000 or 100000 accesses */
+		TEST_ASSERT(r->time.bin[reuse_hist__bin(moved ? 99999 : 59999)] > 0,
+			    "moved %d: not in the bin of %d", moved, moved ? 99999 : 59999);
+		reuse__delete(ru);
+	}
+	lp_actions__exit(&acts);
+	return TEST_OK;
+}
+
 LP_TEST(test_reuse_pending_own_trap_and_cost,
 	"reuse: a held sample's own-access trap is the use, not a reuse; their median cost is subtracted")
 {
