@@ -57,13 +57,16 @@ done
 # its +-5 us spread, which remains after the measured cost is subtracted),
 # so the live checks run the seed's long-RD shapes (Table 6.5-6.7) with
 # outer 1 (the seed: 10) and a 25 us period. The seed's targets (0.85 /
-# 0.8) are printed, not required. Measured on 3 recordings of each shape
-# replayed with report -i (address chains, access weights, footprint
-# windows of 8): increasing 0.77-0.91, decreasing 0.68-0.75, bell
-# 0.83-0.88, multimodal 0.80-0.88, bell-case2 0.78-0.85; the same
-# recordings with --no-chain --window 0 (the method before): 0.71-0.75,
-# 0.59-0.67, 0.65-0.86, 0.51-0.64, 0.76-0.87. The floors sit below that
-# noise (a loaded machine costs more), so a failure is a regression.
+# 0.8) are printed, not required. Measured on 6 live recordings of each
+# shape (address chains, access weights from the mean counted step, the
+# use reported again, footprint windows of 8): increasing 0.87-0.96,
+# decreasing 0.73-0.92, bell 0.91-0.94, multimodal 0.80-0.95, bell-case2
+# 0.71-0.88 (invalidation fraction 0.24-0.33 against 0.309). With two
+# recordings at once on the 2 CPUs (12 more each): increasing 0.72-0.96,
+# decreasing 0.69-0.86, bell 0.70-0.94, multimodal 0.78-0.95, bell-case2
+# 0.75-0.95 (invalidation fraction 0.16-0.23: the threads interleave less
+# than ribench's round-robin model). The floors sit below that, so a
+# failure is a regression, not noise.
 LONG="--a1 100000 --b1 200000 --c1 400000 --d1 800000 --e1 1600000 --inv 0"
 live() {	# live NAME MIN_S ARGS...: S of the sampled histogram
 	local name=$1 min=$2; shift 2
@@ -82,20 +85,20 @@ live() {	# live NAME MIN_S ARGS...: S of the sampled histogram
 		fail "live $name: S >= $min" "S = $s; $(js "$TMP/live.json" "[(b['lo'], round(b['fraction'], 3)) for b in d['bins']]")"
 	fi
 }
-live increasing 0.6 --threads 2 --outer 1 --a 10 --b 10 --c 10 --d 10 --e 10 $LONG
-live decreasing 0.55 --threads 2 --outer 1 --a 100 --b 30 --c 12 --d 5 --e 2 $LONG
+live increasing 0.65 --threads 2 --outer 1 --a 10 --b 10 --c 10 --d 10 --e 10 $LONG
+live decreasing 0.6 --threads 2 --outer 1 --a 100 --b 30 --c 12 --d 5 --e 2 $LONG
 live bell 0.65 --threads 2 --outer 1 --a 50 --b 40 --c 40 --d 10 --e 3 $LONG
-live multimodal 0.6 --threads 2 --outer 1 --a 100 --b 30 --c 24 --d 8 --e 7 $LONG
+live multimodal 0.7 --threads 2 --outer 1 --a 100 --b 30 --c 24 --d 8 --e 7 $LONG
 
 # with invalidation (Table 6.6 case 2, long): S and the invalidation fraction
 INV="--threads 2 --outer 1 --a 50 --a1 50000 --b 40 --b1 150000 --c 40 --c1 350000 --d 10 --d1 750000 --e 3 --e1 1550000 --inv 100000"
 if live bell-case2 0.65 $INV; then
 	exp_f=$(js "$TMP/exp.json" "'%.3f' % (d['invalidations'] / (d['reuses'] + d['invalidations']))")
 	got_f=$(js "$TMP/live.json" "'%.3f' % d['invalidation_fraction']")
-	if python3 -c "import sys; sys.exit(0 if abs(float('$exp_f') - float('$got_f')) <= 0.25 else 1)"; then
-		ok "live bell-case2: invalidation fraction $got_f vs $exp_f within 0.25 (seed target 0.1)"
+	if python3 -c "import sys; sys.exit(0 if abs(float('$exp_f') - float('$got_f')) <= 0.2 else 1)"; then
+		ok "live bell-case2: invalidation fraction $got_f vs $exp_f within 0.2 (seed target 0.1)"
 	else
-		fail "live bell-case2: invalidation fraction within 0.25 (seed target 0.1)" "measured $got_f, expected $exp_f"
+		fail "live bell-case2: invalidation fraction within 0.2 (seed target 0.1)" "measured $got_f, expected $exp_f"
 	fi
 	# --sync: held samples of a not-yet-run load trap on their own access;
 	# that measures the stop+trap cost, and long reuses find stride pairs
