@@ -1509,8 +1509,17 @@ static void finish(struct lp_session *s)
 				s->wait_status = status;
 			continue;
 		}
-		if (!t || !WIFSTOPPED(status))
+		if (!WIFSTOPPED(status))
 			continue;
+		if (!t) {	/* a thread we never set up (born as we stopped):
+				   left stopped, it would keep its process from
+				   dying and this wait from ending */
+			if (s->attached)
+				ptrace(PTRACE_DETACH, tid, 0, 0);
+			else
+				resume(tid, 0);
+			continue;
+		}
 		if (!s->attached) {
 			resume(tid, (status >> 16) ? 0 : WSTOPSIG(status) == SIGTRAP ? 0 : WSTOPSIG(status));
 			continue;
