@@ -1463,10 +1463,13 @@ static void forget_untraced(struct lp_session *s)
 	}
 }
 
+#define FINISH_GRACE_NS	2000000000ull	/* SIGTERM to SIGKILL of a forked program */
+
 /* Stop watching: detach from every thread (-p), or kill the child. */
 static void finish(struct lp_session *s)
 {
-	int i, status;
+	u64 deadline;
+	int i, status, killed;
 	pid_t tid;
 
 	drain_all(s);
@@ -1494,11 +1497,27 @@ static void finish(struct lp_session *s)
 		for (t = s->threads[i]; t; t = t->hnext)
 			ptrace(PTRACE_INTERRUPT, t->tid, 0, 0);
 	}
-	/* collect the stops and detach, passing pending signals on */
+	/*
+	 * Collect the stops and detach, passing pending signals on. A forked
+	 * program still there FINISH_GRACE_NS after SIGTERM gets SIGKILL: seen
+	 * here, 1 Ctrl-C in 40 on 'exiter sleep' left it alive in nanosleep
+	 * (its SIGTERM lost) and this wait blocked for ever.
+	 */
+	deadline = now_ns() + FINISH_GRACE_NS;
+	killed = s->attached;
 	while (s->nlive > 0) {
 		struct thread *t;
 
-		tid = waitpid(-1, &status, __WALL);
+		tid = waitpid(-1, &status, __WALL | (killed ? 0 : WNOHANG));
+		if (tid == 0) {
+			if (now_ns() < deadline) {
+				usleep(1000);
+				continue;
+			}
+			kill(s->pid, SIGKILL);
+			killed = 1;
+			continue;
+		}
 		if (tid < 0)
 			break;
 		t = thread__find(s, tid);
