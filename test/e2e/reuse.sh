@@ -68,8 +68,8 @@ done
 # than ribench's round-robin model). The floors sit below that, so a
 # failure is a regression, not noise.
 LONG="--a1 100000 --b1 200000 --c1 400000 --d1 800000 --e1 1600000 --inv 0"
-live() {	# live NAME MIN_S ARGS...: S of the sampled histogram
-	local name=$1 min=$2; shift 2
+live() {	# live NAME MIN_S TARGET ARGS...: S of the sampled histogram; TARGET is the seed's, printed
+	local name=$1 min=$2 target=$3; shift 3
 	"$RIB" "$@" --expect > "$TMP/exp.json"
 	if ! "$LOCIPROF" reuse -q -c 25000 --json "$TMP/live.json" "$RIB" "$@" > /dev/null 2> "$TMP/err"; then
 		fail "live $name" "exit $?: $(head -c 300 "$TMP/err")"
@@ -78,21 +78,21 @@ live() {	# live NAME MIN_S ARGS...: S of the sampled histogram
 	s=$(S "$TMP/exp.json" "$TMP/live.json")
 	rate=$(js "$TMP/live.json" "'%.3f/ns (%s, %d pairs; %d reuses at a local rate, %d counted along samples; trap cost %.1f us from %d)' % (d['reuse_time']['access_rate'], d['reuse_time']['rate_source'], d['reuse_time']['stride_pairs'], d['reuse_time']['local_rate_reuses'], d['reuse_time']['chained_reuses'], d['reuse_time']['trap_cost_ns'] / 1e3, d['reuse_time']['trap_cost_samples'])")
 	true_rate=$(python3 -c "import json,sys; e=json.load(open(sys.argv[1])); l=json.load(open(sys.argv[2])); print('%.3f' % (e['accesses'] / l['cpu_ns']))" "$TMP/exp.json" "$TMP/live.json")
-	echo "# $name: S = $s (seed target 0.85), rate $rate, ribench's accesses / thread CPU ns $true_rate"
+	echo "# $name: S = $s (seed target $target), rate $rate, ribench's accesses / thread CPU ns $true_rate"
 	if ge "$s" "$min"; then
 		ok "live $name: S = $s >= $min"
 	else
 		fail "live $name: S >= $min" "S = $s; $(js "$TMP/live.json" "[(b['lo'], round(b['fraction'], 3)) for b in d['bins']]")"
 	fi
 }
-live increasing 0.65 --threads 2 --outer 1 --a 10 --b 10 --c 10 --d 10 --e 10 $LONG
-live decreasing 0.6 --threads 2 --outer 1 --a 100 --b 30 --c 12 --d 5 --e 2 $LONG
-live bell 0.65 --threads 2 --outer 1 --a 50 --b 40 --c 40 --d 10 --e 3 $LONG
-live multimodal 0.7 --threads 2 --outer 1 --a 100 --b 30 --c 24 --d 8 --e 7 $LONG
+live increasing 0.65 0.85 --threads 2 --outer 1 --a 10 --b 10 --c 10 --d 10 --e 10 $LONG
+live decreasing 0.6 0.85 --threads 2 --outer 1 --a 100 --b 30 --c 12 --d 5 --e 2 $LONG
+live bell 0.65 0.85 --threads 2 --outer 1 --a 50 --b 40 --c 40 --d 10 --e 3 $LONG
+live multimodal 0.7 0.85 --threads 2 --outer 1 --a 100 --b 30 --c 24 --d 8 --e 7 $LONG
 
 # with invalidation (Table 6.6 case 2, long): S and the invalidation fraction
 INV="--threads 2 --outer 1 --a 50 --a1 50000 --b 40 --b1 150000 --c 40 --c1 350000 --d 10 --d1 750000 --e 3 --e1 1550000 --inv 100000"
-if live bell-case2 0.65 $INV; then
+if live bell-case2 0.65 0.8 $INV; then
 	exp_f=$(js "$TMP/exp.json" "'%.3f' % (d['invalidations'] / (d['reuses'] + d['invalidations']))")
 	got_f=$(js "$TMP/live.json" "'%.3f' % d['invalidation_fraction']")
 	if python3 -c "import sys; sys.exit(0 if abs(float('$exp_f') - float('$got_f')) <= 0.2 else 1)"; then
