@@ -169,8 +169,10 @@ if section reuse; then
 	echo "# period; S over the finite bins (the top-level cold count is left out: compare"
 	echo "# would add a count to fractions); inv-err = |estimated - expected| invalidation"
 	echo "# fraction; rate-err = the run's access rate (reuses without a local one) / (ribench accesses / CPU ns) - 1"
-	echo "# S-1rate: the sync recording replayed with --global-rate (one rate for every reuse)"
-	printf "%-24s %7s %8s %9s %7s %7s %8s %9s\n" config S-sync inv-err rate-err S-1rate S-async inv-err rate-err
+	echo "# S-1rate: the sync recording replayed with --global-rate (one rate for every reuse);"
+	echo "# S-25us: sync at -c 25000 (the period of test/e2e/reuse.sh); trap-us: the stop+trap"
+	echo "# cost the sync run measured (median of its own-access traps, thread CPU us)"
+	printf "%-24s %7s %8s %9s %7s %7s %8s %9s %7s %7s\n" config S-sync inv-err rate-err S-1rate S-async inv-err rate-err S-25us trap-us
 	rs() {	# rs EXP LIVE: S inv-err rate-err
 		python3 - "$1" "$2" <<'PY'
 import json, sys
@@ -191,13 +193,16 @@ PY
 		"$LP" reuse -q --sync -o "$TMP/s.data" --json "$TMP/s.json" "$MB/ribench" $args > /dev/null 2>&1
 		"$LP" report -i "$TMP/s.data" --global-rate --json "$TMP/g.json" > /dev/null 2>&1
 		"$LP" reuse -q --async --json "$TMP/a.json" "$MB/ribench" $args > /dev/null 2>&1
+		"$LP" reuse -q --sync -c 25000 --json "$TMP/q.json" "$MB/ribench" $args > /dev/null 2>&1
 		set -- $(rs "$TMP/exp.json" "$TMP/s.json")
-		printf "%-24s %7s %8s %9s %7s %7s %8s %9s\n" "$name" "$1" "$2" "$3" \
-			"$(rs "$TMP/exp.json" "$TMP/g.json" | cut -d' ' -f1)" $(rs "$TMP/exp.json" "$TMP/a.json")
+		printf "%-24s %7s %8s %9s %7s %7s %8s %9s %7s %7s\n" "$name" "$1" "$2" "$3" \
+			"$(rs "$TMP/exp.json" "$TMP/g.json" | cut -d' ' -f1)" $(rs "$TMP/exp.json" "$TMP/a.json") \
+			"$(rs "$TMP/exp.json" "$TMP/q.json" | cut -d' ' -f1)" \
+			"$(python3 -c "import json,sys; print('%.0f' % (json.load(open(sys.argv[1]))['reuse_time']['trap_cost_ns'] / 1e3))" "$TMP/s.json" 2> /dev/null)"
 	done
-	echo "# the footprint conversion alone, on the exact time histogram, gives S 0.75-0.83 on the"
-	echo "# long shapes; short-RD reuses (1-16 us of CPU time) are within the spread (+-5 us) of the"
-	echo "# soft sampler's stop+trap cost (10-25 us, measured and subtracted) and are not resolved"
+	echo "# short-RD reuses (1-16 us of CPU time at ribench's rate) are shorter than the soft"
+	echo "# sampler's stop+trap cost (trap-us) and are not resolved. At the default period a pass"
+	echo "# over a 100k-200k array spans 1-3 samples: too few to count along (S-sync vs S-25us)"
 	echo
 	echo "## reuse overhead vs native (default period), sync and async"
 	for name in short-bell long-bell-case2; do
