@@ -1446,8 +1446,10 @@ const struct reuse_result *reuse__result(struct reuse *ru)
 			 !ncpu ? REUSE_TIME_WALL : REUSE_TIME_MIXED;
 	for (i = 0; i < n; i++)
 		reuse_hist__merge(&r->time, &ru->r_thr[i].time);
-	if (ru_convert(ru, r, n))
+	if (ru_convert(ru, r, n)) {
+		ru_result_free(ru);
 		return NULL;
+	}
 	r->nthreads = n;
 	r->threads = ru->r_thr;
 	r->mean_access_size = ru->st.samples_used + ru->st.samples_dropped ?
