@@ -1047,12 +1047,16 @@ static int u64_cmp(const void *pa, const void *pb)
  * median steps: those of [@t0, @t1], then, walking out in time up to
  * RU_WRAP_SPAN samples each side, those that fall inside the run so far or
  * extend it by less than a hole; the first that does not ends the walk on
- * that side (another array, or another phase, even one whose array lies
- * next to this one). Plus half a median step for the unsampled ends.
- * 0: not a wrap of one array.
+ * that side (another array, or another phase). So does a step into a
+ * neighbouring array, which no hole separates: a walk wraps back to its
+ * array's start, so a later sample that lands below the run by a backward
+ * step, and after which the loop does not come back into the run, begins
+ * another array (an earlier one above the run, mirrored). Plus half a
+ * median step for the unsampled ends. 0: not a wrap of one array.
  */
 #define RU_WRAP_HOLE	4
 #define RU_WRAP_SPAN	64	/* points each side of the interval */
+#define RU_WRAP_BACK	4	/* points that must not come back into the run */
 static int ru_loop_pt(const struct ru_pt *p, const struct ru_pt *a)
 {
 	u64 d = p->ip > a->ip ? p->ip - a->ip : a->ip - p->ip;
@@ -1061,12 +1065,39 @@ static int ru_loop_pt(const struct ru_pt *p, const struct ru_pt *a)
 }
 
 /*
+ * Whether the loop left the run [@lo, @hi] at index @j for good: none of
+ * its next RU_WRAP_BACK samples of @a's thread in direction @dir comes
+ * back into it (the side it left by: below @lo later in time, above @hi
+ * earlier).
+ */
+static int ru_wrap_left(const struct reuse *ru, const struct ru_pt *a,
+			size_t j, int dir, u64 lo, u64 hi)
+{
+	size_t n = 0;
+
+	for (j += dir; j < ru->npts && n < RU_WRAP_BACK; j += dir) {
+		const struct ru_pt *p = &ru->pts[j];
+
+		if (p->thread != a->thread)
+			break;
+		if (!ru_loop_pt(p, a))
+			continue;
+		if (dir > 0 ? p->addr >= lo : p->addr <= hi)
+			return 0;
+		n++;
+	}
+	return 1;
+}
+
+/*
  * Widen [@lo, @hi] by the loop's samples of @a's thread from index @j on
  * (@dir -1: the ones before @j, going back; 1: @j and after), up to
- * RU_WRAP_SPAN of them, stopping at the first outside it by more than @hole.
+ * RU_WRAP_SPAN of them, stopping at the first outside it by more than @hole
+ * or in another array (ru_wrap_left). @edge: the address of the loop's
+ * sample next to @j in time on the interval's side.
  */
 static void ru_wrap_walk(const struct reuse *ru, const struct ru_pt *a,
-			 size_t j, int dir, u64 hole, u64 *lo, u64 *hi)
+			 size_t j, int dir, u64 hole, u64 edge, u64 *lo, u64 *hi)
 {
 	size_t n = 0;
 
@@ -1079,8 +1110,13 @@ static void ru_wrap_walk(const struct reuse *ru, const struct ru_pt *a,
 			continue;
 		if (p->addr + hole < *lo || p->addr > *hi + hole)
 			break;
+		if ((dir > 0 ? p->addr < edge && p->addr < *lo
+			     : p->addr > edge && p->addr > *hi) &&
+		    ru_wrap_left(ru, a, j, dir, *lo, *hi))
+			break;
 		*lo = p->addr < *lo ? p->addr : *lo;
 		*hi = p->addr > *hi ? p->addr : *hi;
+		edge = p->addr;
 		n++;
 	}
 }
@@ -1088,7 +1124,7 @@ static void ru_wrap_walk(const struct reuse *ru, const struct ru_pt *a,
 static double ru_wrap(const struct reuse *ru, u64 t0, u64 t1,
 		      const struct ru_pt *a, const struct ru_pt *b)
 {
-	u64 hole, lo, hi, *v;
+	u64 hole, lo, hi, *v, first = a->addr, last = b->addr;
 	u64 dip = a->ip > b->ip ? a->ip - b->ip : b->ip - a->ip;
 	size_t i, k, j, nv = 0, ia = 0, ib = 0;
 	double ret = 0;
@@ -1103,8 +1139,12 @@ static double ru_wrap(const struct reuse *ru, u64 t0, u64 t1,
 	if (!v)
 		return 0;
 	for (j = i; j < k; j++)
-		if (ru_loop_pt(&ru->pts[j], a))
+		if (ru_loop_pt(&ru->pts[j], a)) {
+			if (!nv)
+				first = ru->pts[j].addr;
+			last = ru->pts[j].addr;
 			v[nv++] = ru->pts[j].addr;
+		}
 	v[nv++] = a->addr;
 	v[nv++] = b->addr;
 	qsort(v, nv, sizeof(*v), u64_cmp);
@@ -1123,8 +1163,8 @@ static double ru_wrap(const struct reuse *ru, u64 t0, u64 t1,
 		;
 	lo = v[lo];
 	hi = v[hi];
-	ru_wrap_walk(ru, a, i, -1, hole, &lo, &hi);	/* before */
-	ru_wrap_walk(ru, a, k, 1, hole, &lo, &hi);	/* after */
+	ru_wrap_walk(ru, a, i, -1, hole, first, &lo, &hi);	/* before */
+	ru_wrap_walk(ru, a, k, 1, hole, last, &lo, &hi);	/* after */
 	ret = (double)((hi - a->addr) + (b->addr - lo)) / a->size +
 	      ru->step_med / 2;
 out:

@@ -473,7 +473,7 @@ LP_TEST(test_reuse_use_reported_again,
 		}
 		r = reuse__result(ru);
 		TEST_ASSERT(r->reuses == 1 && r->stats.traps_again == (u64)!moved,
-			    "moved %d: %g reuses, %llu again", moved, r->reuses,
+			    "moved %d: %llu reuses, %llu again", moved, (unsigned long long)r->reuses,
 			    (unsigned long long)r->stats.traps_again);
 		/* timed from the repeated use (60000) or from the sample (100000),
 		 * less the held cost (none measured): 60000 or 100000 accesses */
@@ -762,6 +762,61 @@ LP_TEST(test_reuse_chain_counts_by_address,
 		    r->time.bin[reuse_hist__bin(49999)] > 0,
 		    "timed: bin of 10000 %g, of 50000 %g", r ? r->time.bin[k] : -1,
 		    r ? r->time.bin[reuse_hist__bin(49999)] : -1);
+	reuse__delete(ru);
+	return TEST_OK;
+}
+
+/*
+ * Array B (3500 elements) lies just below array A (5000). Thread 10 walks
+ * A in steps of 1000 elements: the use is A[2500], samples follow at
+ * A[3500], A[4500], (wrap) A[500], A[1500], then A[2500] is reused; the
+ * walk goes on to A[3500], A[4500] and into B (the next phase): B[500],
+ * B[1500], B[2500], B[3400], (wrap) B[900], B[1900], B[2900]. B begins
+ * 3500 elements below A, inside the 4-step hole, but the walk landed below
+ * A by a backward step and never came back: another array. True accesses:
+ * 5000 (counted 4000 forward, 500 for the wrap). With B taken as part of
+ * A's array, the wrap would count 4000 more: 8500.
+ */
+LP_TEST(test_reuse_wrap_stops_at_next_array,
+	"reuse: a wrap's array ends where the walk lands in a neighbouring array for good")
+{
+	static const u64 elem[] = {
+		4000 + 2500, 4000 + 3500, 4000 + 4500, 4000 + 500, 4000 + 1500,
+		4000 + 3500, 4000 + 4500, 500, 1500, 2500, 3400, 900, 1900, 2900,
+	};
+	struct lp_actions acts = { 0 };
+	struct reuse_config cfg;
+	const struct reuse_result *r;
+	const struct lp_action *a;
+	u64 t = 1000, wc = 0, base = 0x100000;
+	struct reuse *ru;
+	size_t i;
+
+	reuse__config_init(&cfg);
+	ru = reuse__new(&cfg);
+	TEST_ASSERT(ru, "new");
+	FEED(ev_start(10, 0, 0));
+	for (i = 0; i < sizeof(elem) / sizeof(elem[0]); i++) {
+		if (i)
+			t += 50000;
+		if (i == 5)	/* the reuse of A[2500], before the walk goes on */
+			FEED(ev_trap(10, 0, 0, wc, t - 25000));
+		FEED(ev_sample(10, 0, LP_ACCESS_LOAD, base + 8 * elem[i], 8, t));
+		a = arm_of(&acts, 10);
+		TEST_ASSERT(a && (i >= 5 || a->slot == (i ? 1 : 0)), "sample %zu in slot %d", i,
+			    a ? a->slot : -1);
+		if (!i)
+			wc = a->cookie;
+		else
+			FEED(ev_trap(10, 0, a->slot, a->cookie, t + 10));
+	}
+	r = reuse__result(ru);
+	TEST_ASSERT(r && r->chained_reuses == 1, "chained %llu",
+		    r ? (unsigned long long)r->chained_reuses : 0ull);
+	TEST_ASSERT(r->time.bin[reuse_hist__bin(4999)] > 0 && r->time.bin[reuse_hist__bin(8499)] == 0,
+		    "bin of 5000: %g, of 8500: %g", r->time.bin[reuse_hist__bin(4999)],
+		    r->time.bin[reuse_hist__bin(8499)]);
+	lp_actions__exit(&acts);
 	reuse__delete(ru);
 	return TEST_OK;
 }
