@@ -766,6 +766,86 @@ LP_TEST(test_reuse_chain_counts_by_address,
 	return TEST_OK;
 }
 
+struct walk_pt {
+	u64 elem, dt_us;	/* 8-byte element of the array, us since the last */
+	int use;		/* the sample whose reuse is watched */
+};
+
+/*
+ * One thread's samples @s of an array walk: every watch traps 10 ns after
+ * its sample but the use's, which traps @back ns before sample @at (one
+ * pass later). Returns the reuse's time-bin weight at @acc accesses (> 0:
+ * it landed there) in @at_acc and at @wrong in @at_wrong, and the number
+ * of chained reuses; -1 if an event failed.
+ */
+static long walk_reuse(const struct walk_pt *s, size_t n, size_t at, u64 back,
+		       u64 acc, u64 wrong, double *at_acc, double *at_wrong)
+{
+	struct lp_actions acts = { 0 };
+	struct reuse_config cfg;
+	const struct reuse_result *r;
+	const struct lp_action *a;
+	u64 t = 1000, wc = 0, base = 0x100000;
+	struct reuse *ru;
+	long ret = -1;
+	u8 ws = 0;
+	size_t i;
+
+	reuse__config_init(&cfg);
+	ru = reuse__new(&cfg);
+	if (!ru || feed(ru, ev_start(10, 0, 0), &acts))
+		goto out;
+	for (i = 0; i < n; i++) {
+		t += s[i].dt_us * 1000;
+		if (i == at && feed(ru, ev_trap(10, 0, ws, wc, t - back), &acts))
+			goto out;
+		if (feed(ru, ev_sample(10, 0, LP_ACCESS_LOAD, base + 8 * s[i].elem, 8, t), &acts) ||
+		    !(a = arm_of(&acts, 10)))
+			goto out;
+		if (s[i].use) {
+			wc = a->cookie;
+			ws = (u8)a->slot;
+		} else if (feed(ru, ev_trap(10, 0, a->slot, a->cookie, t + 10), &acts)) {
+			goto out;
+		}
+	}
+	if (!(r = reuse__result(ru)))
+		goto out;
+	*at_acc = r->time.bin[reuse_hist__bin(acc)];
+	*at_wrong = r->time.bin[reuse_hist__bin(wrong)];
+	ret = (long)r->chained_reuses;
+out:
+	lp_actions__exit(&acts);
+	if (ru)
+		reuse__delete(ru);
+	return ret;
+}
+
+/*
+ * A 10000-element array walked at 500 elements per 50 us. The use of
+ * A[8000] follows a long gap (690 us: a held stop and traps), so the
+ * array's lower part lies 6900 elements (over 4 median steps) below the
+ * reuse's own samples; the walk still reaches it, as far as the loop goes
+ * in that time. The reuse is one pass, 10000 accesses: 9750 counted.
+ * Without the time hole the walk stops at the gap: 1850.
+ */
+LP_TEST(test_reuse_wrap_walk_spans_long_gaps,
+	"reuse: a wrap's walk crosses a long gap in time as far as the loop goes in it")
+{
+	static const struct walk_pt s[] = {
+		{ 100, 0, 0 }, { 600, 50, 0 }, { 1100, 50, 0 }, { 8000, 690, 1 },
+		{ 8500, 50, 0 }, { 9000, 50, 0 }, { 9500, 50, 0 },
+		{ 8100, 860, 0 }, { 8600, 50, 0 }, { 9100, 50, 0 }, { 9600, 50, 0 },
+	};
+	double good = 0, bad = 0;
+	/* the reuse of A[8000]: 500 + 8000 elements after 9500, before 8100 */
+	long ch = walk_reuse(s, sizeof(s) / sizeof(s[0]), 7, 10000, 9749, 1849, &good, &bad);
+
+	TEST_ASSERT(ch == 1, "chained %ld", ch);
+	TEST_ASSERT(good > 0 && bad == 0, "bin of 9750: %g, of 1850: %g", good, bad);
+	return TEST_OK;
+}
+
 /*
  * Array B (3500 elements) lies just below array A (5000). Thread 10 walks
  * A in steps of 1000 elements: the use is A[2500], samples follow at
@@ -780,43 +860,17 @@ LP_TEST(test_reuse_chain_counts_by_address,
 LP_TEST(test_reuse_wrap_stops_at_next_array,
 	"reuse: a wrap's array ends where the walk lands in a neighbouring array for good")
 {
-	static const u64 elem[] = {
-		4000 + 2500, 4000 + 3500, 4000 + 4500, 4000 + 500, 4000 + 1500,
-		4000 + 3500, 4000 + 4500, 500, 1500, 2500, 3400, 900, 1900, 2900,
+	static const struct walk_pt s[] = {
+		{ 4000 + 2500, 0, 1 }, { 4000 + 3500, 50, 0 }, { 4000 + 4500, 50, 0 },
+		{ 4000 + 500, 50, 0 }, { 4000 + 1500, 50, 0 }, { 4000 + 3500, 50, 0 },
+		{ 4000 + 4500, 50, 0 }, { 500, 50, 0 }, { 1500, 50, 0 }, { 2500, 50, 0 },
+		{ 3400, 50, 0 }, { 900, 50, 0 }, { 1900, 50, 0 }, { 2900, 50, 0 },
 	};
-	struct lp_actions acts = { 0 };
-	struct reuse_config cfg;
-	const struct reuse_result *r;
-	const struct lp_action *a;
-	u64 t = 1000, wc = 0, base = 0x100000;
-	struct reuse *ru;
-	size_t i;
+	double good = 0, bad = 0;
+	/* the reuse of A[2500], before the walk goes on */
+	long ch = walk_reuse(s, sizeof(s) / sizeof(s[0]), 5, 25000, 4999, 8499, &good, &bad);
 
-	reuse__config_init(&cfg);
-	ru = reuse__new(&cfg);
-	TEST_ASSERT(ru, "new");
-	FEED(ev_start(10, 0, 0));
-	for (i = 0; i < sizeof(elem) / sizeof(elem[0]); i++) {
-		if (i)
-			t += 50000;
-		if (i == 5)	/* the reuse of A[2500], before the walk goes on */
-			FEED(ev_trap(10, 0, 0, wc, t - 25000));
-		FEED(ev_sample(10, 0, LP_ACCESS_LOAD, base + 8 * elem[i], 8, t));
-		a = arm_of(&acts, 10);
-		TEST_ASSERT(a && (i >= 5 || a->slot == (i ? 1 : 0)), "sample %zu in slot %d", i,
-			    a ? a->slot : -1);
-		if (!i)
-			wc = a->cookie;
-		else
-			FEED(ev_trap(10, 0, a->slot, a->cookie, t + 10));
-	}
-	r = reuse__result(ru);
-	TEST_ASSERT(r && r->chained_reuses == 1, "chained %llu",
-		    r ? (unsigned long long)r->chained_reuses : 0ull);
-	TEST_ASSERT(r->time.bin[reuse_hist__bin(4999)] > 0 && r->time.bin[reuse_hist__bin(8499)] == 0,
-		    "bin of 5000: %g, of 8500: %g", r->time.bin[reuse_hist__bin(4999)],
-		    r->time.bin[reuse_hist__bin(8499)]);
-	lp_actions__exit(&acts);
-	reuse__delete(ru);
+	TEST_ASSERT(ch == 1, "chained %ld", ch);
+	TEST_ASSERT(good > 0 && bad == 0, "bin of 5000: %g, of 8500: %g", good, bad);
 	return TEST_OK;
 }
