@@ -57,16 +57,15 @@ done
 # its +-5 us spread, which remains after the measured cost is subtracted),
 # so the live checks run the seed's long-RD shapes (Table 6.5-6.7) with
 # outer 1 (the seed: 10) and a 25 us period. The seed's targets (0.85 /
-# 0.8) are printed, not required. Measured on 6 live recordings of each
-# shape (address chains, access weights from the mean counted step, the
-# use reported again, footprint windows of 8): increasing 0.87-0.96,
-# decreasing 0.73-0.92, bell 0.91-0.94, multimodal 0.80-0.95, bell-case2
-# 0.71-0.88 (invalidation fraction 0.24-0.33 against 0.309). With two
-# recordings at once on the 2 CPUs (12 more each): increasing 0.72-0.96,
-# decreasing 0.69-0.86, bell 0.70-0.94, multimodal 0.78-0.95, bell-case2
-# 0.75-0.95 (invalidation fraction 0.16-0.23: the threads interleave less
-# than ribench's round-robin model). The floors sit below that, so a
-# failure is a regression, not noise.
+# 0.8) are printed, not required. Measured on 12 live recordings of each
+# shape (the wrap walk's time hole, weights capped at 1000): increasing
+# 0.87-0.97, decreasing 0.79-0.93, bell 0.87-0.95, multimodal 0.84-0.96,
+# bell-case2 0.74-0.93 (invalidation fraction within 0.055 of 0.309). With
+# two recordings at once on the 2 CPUs (10 more each): increasing
+# 0.89-0.98, decreasing 0.87-0.94, bell 0.91-0.97, multimodal 0.85-0.94,
+# bell-case2 0.79-0.92 (invalidation fraction 0.14-0.23: the threads
+# interleave less than ribench's round-robin model). The floors sit below
+# that, so a failure is a regression, not noise.
 LONG="--a1 100000 --b1 200000 --c1 400000 --d1 800000 --e1 1600000 --inv 0"
 live() {	# live NAME MIN_S TARGET ARGS...: S of the sampled histogram; TARGET is the seed's, printed
 	local name=$1 min=$2 target=$3; shift 3
