@@ -774,22 +774,22 @@ struct walk_pt {
 /*
  * One thread's samples @s of an array walk: every watch traps 10 ns after
  * its sample but the use's, which traps @back ns before sample @at (one
- * pass later). Returns the reuse's time-bin weight at @acc accesses (> 0:
- * it landed there) in @at_acc and at @wrong in @at_wrong, and the number
- * of chained reuses; -1 if an event failed.
+ * pass later). The test passes if that one reuse is counted along the
+ * samples and lands in the time bin of @acc accesses, not that of @wrong.
  */
-static long walk_reuse(const struct walk_pt *s, size_t n, size_t at, u64 back,
-		       u64 acc, u64 wrong, double *at_acc, double *at_wrong)
+static int walk_reuse(struct lp_test_ctx *ctx, const struct walk_pt *s, size_t n,
+		      size_t at, u64 back, u64 acc, u64 wrong)
 {
 	struct lp_actions acts = { 0 };
 	struct reuse_config cfg;
-	const struct reuse_result *r;
+	const struct reuse_result *r = NULL;
 	const struct lp_action *a;
-	u64 t = 1000, wc = 0, base = 0x100000;
+	u64 t = 1000, wc = 0, base = 0x100000, chained = 0;
+	double good = 0, bad = 0;
 	struct reuse *ru;
-	long ret = -1;
+	int fed = 0;
 	u8 ws = 0;
-	size_t i;
+	size_t i = 0;
 
 	reuse__config_init(&cfg);
 	ru = reuse__new(&cfg);
@@ -809,16 +809,21 @@ static long walk_reuse(const struct walk_pt *s, size_t n, size_t at, u64 back,
 			goto out;
 		}
 	}
-	if (!(r = reuse__result(ru)))
-		goto out;
-	*at_acc = r->time.bin[reuse_hist__bin(acc)];
-	*at_wrong = r->time.bin[reuse_hist__bin(wrong)];
-	ret = (long)r->chained_reuses;
+	fed = 1;
+	if ((r = reuse__result(ru))) {
+		good = r->time.bin[reuse_hist__bin(acc)];
+		bad = r->time.bin[reuse_hist__bin(wrong)];
+		chained = r->chained_reuses;
+	}
 out:
 	lp_actions__exit(&acts);
 	if (ru)
 		reuse__delete(ru);
-	return ret;
+	TEST_ASSERT(fed && r, "feeding the walk failed at sample %zu", i);
+	TEST_ASSERT(chained == 1, "chained %llu", (unsigned long long)chained);
+	TEST_ASSERT(good > 0 && bad == 0, "bin of %llu: %g, of %llu: %g",
+		    (unsigned long long)acc + 1, good, (unsigned long long)wrong + 1, bad);
+	return TEST_OK;
 }
 
 /*
@@ -837,13 +842,9 @@ LP_TEST(test_reuse_wrap_walk_spans_long_gaps,
 		{ 8500, 50, 0 }, { 9000, 50, 0 }, { 9500, 50, 0 },
 		{ 8100, 860, 0 }, { 8600, 50, 0 }, { 9100, 50, 0 }, { 9600, 50, 0 },
 	};
-	double good = 0, bad = 0;
-	/* the reuse of A[8000]: 500 + 8000 elements after 9500, before 8100 */
-	long ch = walk_reuse(s, sizeof(s) / sizeof(s[0]), 7, 10000, 9749, 1849, &good, &bad);
 
-	TEST_ASSERT(ch == 1, "chained %ld", ch);
-	TEST_ASSERT(good > 0 && bad == 0, "bin of 9750: %g, of 1850: %g", good, bad);
-	return TEST_OK;
+	/* the reuse of A[8000]: 500 + 8000 elements after 9500, before 8100 */
+	return walk_reuse(ctx, s, sizeof(s) / sizeof(s[0]), 7, 10000, 9749, 1849);
 }
 
 /*
@@ -866,11 +867,7 @@ LP_TEST(test_reuse_wrap_stops_at_next_array,
 		{ 4000 + 4500, 50, 0 }, { 500, 50, 0 }, { 1500, 50, 0 }, { 2500, 50, 0 },
 		{ 3400, 50, 0 }, { 900, 50, 0 }, { 1900, 50, 0 }, { 2900, 50, 0 },
 	};
-	double good = 0, bad = 0;
-	/* the reuse of A[2500], before the walk goes on */
-	long ch = walk_reuse(s, sizeof(s) / sizeof(s[0]), 5, 25000, 4999, 8499, &good, &bad);
 
-	TEST_ASSERT(ch == 1, "chained %ld", ch);
-	TEST_ASSERT(good > 0 && bad == 0, "bin of 5000: %g, of 8500: %g", good, bad);
-	return TEST_OK;
+	/* the reuse of A[2500], before the walk goes on */
+	return walk_reuse(ctx, s, sizeof(s) / sizeof(s[0]), 5, 25000, 4999, 8499);
 }
