@@ -56,19 +56,24 @@ done
 # time, under the 10-80 us a held sample and its trap add on this VM (and
 # its +-5 us spread, which remains after the measured cost is subtracted),
 # so the live checks run the seed's long-RD shapes (Table 6.5-6.7) with
-# outer 1 (the seed: 10) and a 25 us period. The seed's targets (0.85 /
-# 0.8) are printed, not required. Measured on 12 live recordings of each
-# shape (the wrap walk's time hole, weights capped at 1000): increasing
-# 0.87-0.97, decreasing 0.79-0.93, bell 0.87-0.95, multimodal 0.84-0.96,
-# bell-case2 0.74-0.93 (invalidation fraction within 0.055 of 0.309). With
-# two recordings at once on the 2 CPUs (10 more each): increasing
-# 0.89-0.98, decreasing 0.87-0.94, bell 0.91-0.97, multimodal 0.85-0.94,
-# bell-case2 0.79-0.92 (invalidation fraction 0.14-0.23: the threads
-# interleave less than ribench's round-robin model). The floors sit below
-# that, so a failure is a regression, not noise.
+# outer 1 (the seed: 10) and each phase's repeat count x 8 (the same
+# histogram shape, 8x the samples) at a 25 us period, against the seed's
+# targets (S >= 0.85, 0.8 with invalidation). The error of one recording is
+# mostly sampling noise (~360 detections at x 1): on older recordings,
+# the mean histogram of 4 recordings took the worst S of 5 from 0.87 to
+# 0.93 (decreasing) and 0.58 to 0.85 (bell-case2). Measured at x 8 (a recording takes 4-5 s) on 8
+# recordings of each shape alone and 18 more with other work on the 2 CPUs:
+# increasing 0.933-0.991, decreasing 0.915-0.978, bell 0.949-0.985,
+# multimodal 0.909-0.972, bell-case2 0.876-0.937 (x 1: 0.88-0.98,
+# 0.77-0.91, 0.90-0.94, 0.77-0.92, 0.81-0.92). The invalidation fraction
+# was within 0.049 of 0.294 alone, but mostly 0.18-0.25 (error up to
+# 0.117) with other work running: the threads then interleave less than ribench's
+# round-robin model, so its expected count is no longer the truth. The
+# check allows 0.2 and prints the seed's 0.1.
+K8() { echo "--a $(($1 * 8)) --b $(($2 * 8)) --c $(($3 * 8)) --d $(($4 * 8)) --e $(($5 * 8))"; }
 LONG="--a1 100000 --b1 200000 --c1 400000 --d1 800000 --e1 1600000 --inv 0"
-live() {	# live NAME MIN_S TARGET ARGS...: S of the sampled histogram; TARGET is the seed's, printed
-	local name=$1 min=$2 target=$3; shift 3
+live() {	# live NAME MIN_S ARGS...: S of the sampled histogram, MIN_S the seed's target
+	local name=$1 min=$2; shift 2
 	"$RIB" "$@" --expect > "$TMP/exp.json"
 	if ! "$LOCIPROF" reuse -q -c 25000 --json "$TMP/live.json" "$RIB" "$@" > /dev/null 2> "$TMP/err"; then
 		fail "live $name" "exit $?: $(head -c 300 "$TMP/err")"
@@ -77,21 +82,21 @@ live() {	# live NAME MIN_S TARGET ARGS...: S of the sampled histogram; TARGET is
 	s=$(S "$TMP/exp.json" "$TMP/live.json")
 	rate=$(js "$TMP/live.json" "'%.3f/ns (%s, %d pairs; %d reuses at a local rate, %d counted along samples; trap cost %.1f us from %d)' % (d['reuse_time']['access_rate'], d['reuse_time']['rate_source'], d['reuse_time']['stride_pairs'], d['reuse_time']['local_rate_reuses'], d['reuse_time']['chained_reuses'], d['reuse_time']['trap_cost_ns'] / 1e3, d['reuse_time']['trap_cost_samples'])")
 	true_rate=$(python3 -c "import json,sys; e=json.load(open(sys.argv[1])); l=json.load(open(sys.argv[2])); print('%.3f' % (e['accesses'] / l['cpu_ns']))" "$TMP/exp.json" "$TMP/live.json")
-	echo "# $name: S = $s (seed target $target), rate $rate, ribench's accesses / thread CPU ns $true_rate"
+	echo "# $name: S = $s (seed target $min), rate $rate, ribench's accesses / thread CPU ns $true_rate"
 	if ge "$s" "$min"; then
 		ok "live $name: S = $s >= $min"
 	else
 		fail "live $name: S >= $min" "S = $s; $(js "$TMP/live.json" "[(b['lo'], round(b['fraction'], 3)) for b in d['bins']]")"
 	fi
 }
-live increasing 0.65 0.85 --threads 2 --outer 1 --a 10 --b 10 --c 10 --d 10 --e 10 $LONG
-live decreasing 0.6 0.85 --threads 2 --outer 1 --a 100 --b 30 --c 12 --d 5 --e 2 $LONG
-live bell 0.65 0.85 --threads 2 --outer 1 --a 50 --b 40 --c 40 --d 10 --e 3 $LONG
-live multimodal 0.7 0.85 --threads 2 --outer 1 --a 100 --b 30 --c 24 --d 8 --e 7 $LONG
+live increasing 0.85 --threads 2 --outer 1 $(K8 10 10 10 10 10) $LONG
+live decreasing 0.85 --threads 2 --outer 1 $(K8 100 30 12 5 2) $LONG
+live bell 0.85 --threads 2 --outer 1 $(K8 50 40 40 10 3) $LONG
+live multimodal 0.85 --threads 2 --outer 1 $(K8 100 30 24 8 7) $LONG
 
 # with invalidation (Table 6.6 case 2, long): S and the invalidation fraction
-INV="--threads 2 --outer 1 --a 50 --a1 50000 --b 40 --b1 150000 --c 40 --c1 350000 --d 10 --d1 750000 --e 3 --e1 1550000 --inv 100000"
-if live bell-case2 0.65 0.8 $INV; then
+INV="--threads 2 --outer 1 $(K8 50 40 40 10 3) --a1 50000 --b1 150000 --c1 350000 --d1 750000 --e1 1550000 --inv 100000"
+if live bell-case2 0.8 $INV; then
 	exp_f=$(js "$TMP/exp.json" "'%.3f' % (d['invalidations'] / (d['reuses'] + d['invalidations']))")
 	got_f=$(js "$TMP/live.json" "'%.3f' % d['invalidation_fraction']")
 	if python3 -c "import sys; sys.exit(0 if abs(float('$exp_f') - float('$got_f')) <= 0.2 else 1)"; then
