@@ -88,6 +88,7 @@ struct ru_pt {			/* a usable sample of a thread, for chains */
 	u32 thread;
 	u8 size;
 	u64 ns, addr, ip;
+	u32 seg;		/* its loop's phase (ru_segments), 0: unknown */
 };
 
 struct ru_dbl {			/* a growing vector of doubles */
@@ -531,6 +532,7 @@ static int ru_sample(struct reuse *ru, const struct lp_sample *s,
 		p->ns = s->thread_ns;
 		p->addr = s->addr;
 		p->ip = s->ip;
+		p->seg = 0;
 	}
 
 	/* Algorithm 2: inactive slots first, then active, each by index */
@@ -1044,8 +1046,10 @@ static int u64_cmp(const void *pa, const void *pb)
  * taken between thread CPU ns @t0 and @t1 of @thread: the accesses from @a
  * to the array's end and from its start to @b. The array is the run of the
  * loop's sample addresses around @a and @b with no hole over RU_WRAP_HOLE
- * median steps: those of [@t0, @t1], then, walking out in time up to
- * RU_WRAP_SPAN samples each side, those that fall inside the run so far or
+ * median steps, taken from @a's and @b's phases only (ru_segments; a step
+ * from one array into the next spans two): those of [@t0, @t1], then,
+ * walking out in time up to RU_WRAP_SPAN samples each side (and not into
+ * another phase), those that fall inside the run so far or
  * extend it by less than a hole; the first that does not ends the walk on
  * that side (another array, or another phase). So does a step into a
  * neighbouring array, which no hole separates: a walk wraps back to its
@@ -1063,6 +1067,20 @@ static int ru_loop_pt(const struct ru_pt *p, const struct ru_pt *a)
 	u64 d = p->ip > a->ip ? p->ip - a->ip : a->ip - p->ip;
 
 	return p->thread == a->thread && p->size == a->size && d <= RU_LOOP_BYTES;
+}
+
+/*
+ * Whether loop sample @p belongs to the phase of @a or of @b (a wrap's
+ * step), so a wrap's array is built from those phases only: a reuse that
+ * spans phases holds the samples of other arrays, often adjacent ones.
+ * Unknown phases (0) take any.
+ */
+static int ru_wrap_seg(const struct ru_pt *p, const struct ru_pt *a,
+		       const struct ru_pt *b)
+{
+	if (!a->seg && !b->seg)
+		return 1;
+	return p->seg == a->seg || p->seg == b->seg;
 }
 
 /*
@@ -1104,8 +1122,8 @@ static int ru_wrap_left(const struct reuse *ru, const struct ru_pt *a,
  * to @j in time on the interval's side, @edge_ns its thread CPU ns.
  */
 static void ru_wrap_walk(const struct reuse *ru, const struct ru_pt *a,
-			 size_t j, int dir, u64 hole, u64 edge, u64 edge_ns,
-			 u64 *lo, u64 *hi)
+			 const struct ru_pt *b, size_t j, int dir, u64 hole,
+			 u64 edge, u64 edge_ns, u64 *lo, u64 *hi)
 {
 	size_t n = 0;
 
@@ -1118,6 +1136,8 @@ static void ru_wrap_walk(const struct reuse *ru, const struct ru_pt *a,
 			break;
 		if (!ru_loop_pt(p, a))
 			continue;
+		if (!ru_wrap_seg(p, a, b))	/* another phase of the loop */
+			break;
 		if (walked * a->size > (double)h)
 			h = (u64)(walked * a->size);
 		if (p->addr + h < *lo || p->addr > *hi + h)
@@ -1153,7 +1173,7 @@ static double ru_wrap(const struct reuse *ru, u64 t0, u64 t1,
 	if (!v)
 		return 0;
 	for (j = i; j < k; j++)
-		if (ru_loop_pt(&ru->pts[j], a)) {
+		if (ru_loop_pt(&ru->pts[j], a) && ru_wrap_seg(&ru->pts[j], a, b)) {
 			if (!nv) {
 				first = ru->pts[j].addr;
 				first_ns = ru->pts[j].ns;
@@ -1180,8 +1200,8 @@ static double ru_wrap(const struct reuse *ru, u64 t0, u64 t1,
 		;
 	lo = v[lo];
 	hi = v[hi];
-	ru_wrap_walk(ru, a, i, -1, hole, first, first_ns, &lo, &hi); /* before */
-	ru_wrap_walk(ru, a, k, 1, hole, last, last_ns, &lo, &hi);	/* after */
+	ru_wrap_walk(ru, a, b, i, -1, hole, first, first_ns, &lo, &hi); /* before */
+	ru_wrap_walk(ru, a, b, k, 1, hole, last, last_ns, &lo, &hi);	/* after */
 	ret = (double)((hi - a->addr) + (b->addr - lo)) / a->size +
 	      ru->step_med / 2;
 out:
@@ -1194,10 +1214,14 @@ static double ru_chain(const struct reuse *ru, const struct ru_det *x,
 {
 	u64 u = x->use_ns, r = x->use_ns + (u64)x->ns;
 	size_t j;
-	struct ru_pt prev = { x->thread, x->size, u, x->addr, x->ip }, end;
+	struct ru_pt prev = { x->thread, x->size, u, x->addr, x->ip, 0 }, end;
 	double acc = 0, acc_ns = 0, timed = 0, n;
 	int inside = 0;
 
+	j = ru_pt_find(ru, x->thread, u);	/* the use's own sample */
+	if (j < ru->npts && ru->pts[j].ns == u && ru->pts[j].addr == x->addr &&
+	    ru->pts[j].thread == x->thread)
+		prev.seg = ru->pts[j].seg;
 	end = prev;
 	end.ns = r;
 	for (j = ru_pt_find(ru, x->thread, u + 1); j <= ru->npts; j++) {
@@ -1205,6 +1229,7 @@ static double ru_chain(const struct reuse *ru, const struct ru_det *x,
 
 		if (j < ru->npts && (p->thread != x->thread || p->ns >= r))
 			p = &end;
+		end.seg = prev.seg;	/* the reuse: in the phase it left */
 		if (p != &end)
 			inside = 1;
 		n = ru_chain_step(&prev, p, ru->step_rate);
@@ -1228,6 +1253,108 @@ static double ru_chain(const struct reuse *ru, const struct ru_det *x,
 		return acc + timed * acc / acc_ns;
 	timed = timed > cost ? timed - cost : 0;
 	return timed * x->rate;
+}
+
+/*
+ * The phases of each loop of a thread (sets every point's seg). A loop's
+ * samples (ru_loop_pt) stay in one phase while they fall in its address
+ * range or extend it (below by at most a hole, forward by a step of the
+ * walk: ru_seg_fwd); one that leaves it, below or forward past a step,
+ * begins a new phase if the loop's next RU_SEG_AHEAD samples (within
+ * RU_SEG_SCAN of the thread's) stay outside the range on that side too: a
+ * wrap comes back into its array, the next array does not. A sample that
+ * is left behind by more (a stray access of the loop body) joins the phase
+ * without widening it. So adjacent arrays walked one after another
+ * (ribench's phases) become separate phases though no hole separates
+ * them; only a forward step into an adjacent array (walked upwards) is
+ * not told apart. The thread's RU_SEG_LOOPS latest loops are followed; a
+ * sample of none begins one.
+ */
+#define RU_SEG_AHEAD	4
+#define RU_SEG_SCAN	64
+#define RU_SEG_LOOPS	8
+struct ru_seg_loop {
+	size_t last;		/* index of its latest sample */
+	u64 lo, hi;		/* its phase's address range so far */
+	u32 seg;
+};
+
+static int ru_seg_left(const struct reuse *ru, size_t j, u64 lo, u64 hi)
+{
+	const struct ru_pt *p = &ru->pts[j];
+	int below = p->addr < lo, n = 0;
+	size_t k;
+
+	for (k = j + 1; k < ru->npts && k <= j + RU_SEG_SCAN && n < RU_SEG_AHEAD; k++) {
+		const struct ru_pt *q = &ru->pts[k];
+
+		if (q->thread != p->thread)
+			break;
+		if (!ru_loop_pt(q, p))
+			continue;
+		if (below ? q->addr >= lo : q->addr <= hi)
+			return 0;
+		n++;
+	}
+	return n > 0;
+}
+
+/*
+ * Whether @p, past the phase's top @hi, is a forward step from @a of the
+ * loop's walk: no farther than RU_WRAP_HOLE median steps, or than the loop
+ * goes at RU_CHAIN_SLACK x the forward steps' rate in the time between
+ * (held stops and traps make the time an upper bound only).
+ */
+static int ru_seg_fwd(const struct reuse *ru, const struct ru_pt *a,
+		      const struct ru_pt *p, u64 hi)
+{
+	double n = (double)(p->addr - hi) / (p->size ? p->size : 1);
+	double dt = p->ns > a->ns ? (double)(p->ns - a->ns) : 0;
+
+	return n <= ru->step_med * RU_WRAP_HOLE ||
+	       n <= dt * ru->step_rate * RU_CHAIN_SLACK;
+}
+
+static void ru_segments(struct reuse *ru)
+{
+	struct ru_seg_loop loop[RU_SEG_LOOPS], *l;
+	size_t j, nl = 0, i;
+	u32 seg = 0;
+	int fwd;
+
+	for (j = 0; j < ru->npts; j++) {
+		struct ru_pt *p = &ru->pts[j];
+		u64 hole = (u64)(ru->step_med * RU_WRAP_HOLE) * (p->size ? p->size : 1);
+
+		if (j && p->thread != ru->pts[j - 1].thread)
+			nl = 0;
+		fwd = 0;
+		for (l = NULL, i = 0; i < nl && !l; i++)
+			if (ru_loop_pt(p, &ru->pts[loop[i].last]))
+				l = &loop[i];
+		if (!l && nl < RU_SEG_LOOPS) {
+			l = &loop[nl++];
+		} else if (!l) {	/* the loop seen least recently */
+			for (l = &loop[0], i = 1; i < nl; i++)
+				if (loop[i].last < l->last)
+					l = &loop[i];
+		} else if ((p->addr >= l->lo && p->addr <= l->hi) ||
+			   (fwd = p->addr > l->hi &&
+				  ru_seg_fwd(ru, &ru->pts[l->last], p, l->hi)) ||
+			   !ru_seg_left(ru, j, l->lo, l->hi)) {
+			if (fwd)
+				l->hi = p->addr;
+			else if (p->addr < l->lo && l->lo - p->addr <= hole)
+				l->lo = p->addr;	/* farther: a stray access */
+			l->last = j;
+			p->seg = l->seg;
+			continue;
+		}
+		l->lo = l->hi = p->addr;	/* a new phase */
+		l->seg = ++seg;
+		l->last = j;
+		p->seg = l->seg;
+	}
 }
 
 /*
@@ -1274,6 +1401,7 @@ static u64 ru_access_weights(struct reuse *ru)
 		goto out;
 	ru->step_med = ru_median(&all);
 	ru->step_rate = ru_median(&rates);
+	ru_segments(ru);
 	for (j = 1; j < ru->npts; j++) {	/* as the chains count them */
 		const struct ru_pt *a = &ru->pts[j - 1], *b = &ru->pts[j];
 

@@ -871,3 +871,33 @@ LP_TEST(test_reuse_wrap_stops_at_next_array,
 	/* the reuse of A[2500], before the walk goes on */
 	return walk_reuse(ctx, s, sizeof(s) / sizeof(s[0]), 5, 25000, 4999, 8499);
 }
+
+/*
+ * ribench's layout: arrays C (elements 0-1999), B (2000-7999) and A
+ * (8000-15999) lie next to one another, and one loop walks A once, B twice,
+ * C three times, then A again, 1000 elements per 50 us. The use is A[10500]
+ * and the reuse comes in A's next phase. True accesses: 5500 + 12000 +
+ * 6000 + 2500 = 26000. Each wrap of B and C is counted around its own
+ * array (its phase), and the reuse lands in 26000's bin. Had the wraps
+ * taken every sample of the loop in the reuse's interval, the three arrays
+ * (no hole between them) would make one, each wrap would count up to A's
+ * top, and the reuse would land at 65536 or more (measured: it does
+ * without ru_segments).
+ */
+LP_TEST(test_reuse_wrap_keeps_to_its_phase,
+	"reuse: a wrap inside a long reuse is counted around its own array, not the adjacent ones")
+{
+	static const struct walk_pt s[] = {
+		{ 8500, 0, 0 }, { 9500, 50, 0 }, { 10500, 50, 1 }, { 11500, 50, 0 },
+		{ 12500, 50, 0 }, { 13500, 50, 0 }, { 14500, 50, 0 }, { 15500, 50, 0 },
+		{ 2300, 50, 0 }, { 3300, 50, 0 }, { 4300, 50, 0 }, { 5300, 50, 0 },
+		{ 6300, 50, 0 }, { 7300, 50, 0 }, { 2100, 50, 0 }, { 3100, 50, 0 },
+		{ 4100, 50, 0 }, { 5100, 50, 0 }, { 6100, 50, 0 }, { 7100, 50, 0 },
+		{ 300, 50, 0 }, { 1300, 50, 0 }, { 100, 50, 0 }, { 1100, 50, 0 },
+		{ 200, 50, 0 }, { 1200, 50, 0 },
+		{ 8400, 20, 0 }, { 9400, 50, 0 }, { 10400, 50, 0 }, { 11400, 50, 0 },
+	};
+
+	/* the reuse of A[10500], 25 us before the sample at A[10400] */
+	return walk_reuse(ctx, s, sizeof(s) / sizeof(s[0]), 28, 25000, 25999, 65536);
+}
