@@ -170,21 +170,25 @@ if section reuse; then
 	echo "# would add a count to fractions); inv-err = |estimated - expected| invalidation"
 	echo "# fraction; rate-err = the run's access rate (reuses without a local one) / (ribench accesses / CPU ns) - 1"
 	echo "# S-1rate: the sync recording replayed with --global-rate (one rate for every reuse);"
-	echo "# S-25us: sync at -c 25000 (the period of test/e2e/reuse.sh); trap-us: the stop+trap"
+	echo "# S-25us: sync at -c 25000 (the period of test/e2e/reuse.sh); T-sync, T-25us: S of the"
+	echo "# reuse-time histograms (time_bins: the counted/timed accesses before the footprint"
+	echo "# conversion) against ribench's exact ones; trap-us: the stop+trap"
 	echo "# cost the sync run measured (median of its own-access traps, thread CPU us)"
-	printf "%-24s %7s %8s %9s %7s %7s %8s %9s %7s %7s\n" config S-sync inv-err rate-err S-1rate S-async inv-err rate-err S-25us trap-us
-	rs() {	# rs EXP LIVE: S inv-err rate-err
-		python3 - "$1" "$2" <<'PY'
+	printf "%-24s %7s %7s %8s %9s %7s %7s %8s %9s %7s %7s %7s\n" config S-sync T-sync inv-err rate-err S-1rate S-async inv-err rate-err S-25us T-25us trap-us
+	rs() {	# rs EXP LIVE: S inv-err rate-err S-time
+		python3 - "$1" "$2" 2> /dev/null <<'PY' || echo "- - - -"	# a failed run
 import json, sys
 e = json.load(open(sys.argv[1])); l = json.load(open(sys.argv[2]))
-def h(d):
-    t = sum(x['count'] for x in d['bins']) or 1
-    return {(x['lo'], x['hi']): x['count'] / t for x in d['bins']}
-a, b = h(e), h(l)
-s = 1 - 0.5 * sum(abs(a.get(k, 0) - b.get(k, 0)) for k in set(a) | set(b))
+def h(d, key='bins'):
+    t = sum(x['count'] for x in d[key]) or 1
+    return {(x['lo'], x['hi']): x['count'] / t for x in d[key]}
+def S(key):
+    a, b = h(e, key), h(l, key)
+    return 1 - 0.5 * sum(abs(a.get(k, 0) - b.get(k, 0)) for k in set(a) | set(b))
 ef = e['invalidations'] / max(1, e['reuses'] + e['invalidations'])
 rate = e['accesses'] / l['cpu_ns'] if l.get('cpu_ns') else float('nan')
-print('%.3f %.3f %+.2f' % (s, abs(ef - l['invalidation_fraction']), l['reuse_time']['access_rate'] / rate - 1))
+print('%.3f %.3f %+.2f %.3f' % (S('bins'), abs(ef - l['invalidation_fraction']),
+                               l['reuse_time']['access_rate'] / rate - 1, S('time_bins')))
 PY
 	}
 	grep -v '^#' "$MB/ribench-configs.txt" | grep -v '^ci-' | while read -r name args; do
@@ -194,10 +198,10 @@ PY
 		"$LP" report -i "$TMP/s.data" --global-rate --json "$TMP/g.json" > /dev/null 2>&1
 		"$LP" reuse -q --async --json "$TMP/a.json" "$MB/ribench" $args > /dev/null 2>&1
 		"$LP" reuse -q --sync -c 25000 --json "$TMP/q.json" "$MB/ribench" $args > /dev/null 2>&1
-		set -- $(rs "$TMP/exp.json" "$TMP/s.json")
-		printf "%-24s %7s %8s %9s %7s %7s %8s %9s %7s %7s\n" "$name" "$1" "$2" "$3" \
-			"$(rs "$TMP/exp.json" "$TMP/g.json" | cut -d' ' -f1)" $(rs "$TMP/exp.json" "$TMP/a.json") \
-			"$(rs "$TMP/exp.json" "$TMP/q.json" | cut -d' ' -f1)" \
+		set -- $(rs "$TMP/exp.json" "$TMP/s.json") $(rs "$TMP/exp.json" "$TMP/q.json")
+		printf "%-24s %7s %7s %8s %9s %7s %7s %8s %9s %7s %7s %7s\n" "$name" "$1" "$4" "$2" "$3" \
+			"$(rs "$TMP/exp.json" "$TMP/g.json" | cut -d' ' -f1)" \
+			$(rs "$TMP/exp.json" "$TMP/a.json" | cut -d' ' -f1-3) "$5" "$8" \
 			"$(python3 -c "import json,sys; print('%.0f' % (json.load(open(sys.argv[1]))['reuse_time']['trap_cost_ns'] / 1e3))" "$TMP/s.json" 2> /dev/null)"
 	done
 	echo "# short-RD reuses (1-16 us of CPU time at ribench's rate) are shorter than the soft"
