@@ -403,7 +403,7 @@ void reuse_report__print(const struct reuse_report *r, FILE *f)
 			res->access_weighted);
 	if (!r->exact)
 		fprintf(f, "# time -> stack distance: footprint conversion %s\n", res->window > 0 ?
-			"in windows of consecutive reuses (phases differ)" : "over the whole run");
+			"by windows of consecutive reuses, piecewise across them (phases differ)" : "over the whole run");
 
 	decided = (double)(res->reuses + res->invalidations);
 	fprintf(f, "\nCounts:\n");

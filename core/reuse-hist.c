@@ -135,15 +135,7 @@ int reuse_hist__similarity(const struct reuse_hist *a,
  * above_k the mass of all later bins plus cold and inval. G(t) = sum_{j<t}
  * S(j) then has a closed form per bin; gcum[k] = G(lo_k).
  */
-struct survival {
-	double total;
-	double n[REUSE_HIST_NBINS];
-	double above[REUSE_HIST_NBINS];
-	double gcum[REUSE_HIST_NBINS];
-	const double *m;
-};
-
-static int survival__init(struct survival *sv, const struct reuse_hist *h)
+int reuse_fp__init(struct reuse_fp *sv, const struct reuse_hist *h)
 {
 	double above = h->cold + h->inval, g = 0;
 	int k;
@@ -169,7 +161,7 @@ static int survival__init(struct survival *sv, const struct reuse_hist *h)
 }
 
 /* G(t) = sum_{j=0}^{t-1} P(T > j) at integer t. */
-static double survival__g(const struct survival *sv, u64 t)
+static double survival__g(const struct reuse_fp *sv, u64 t)
 {
 	int k = reuse_hist__bin(t);
 	double c = (double)(t - reuse_hist__bin_lo(k)), n = sv->n[k];
@@ -180,43 +172,45 @@ static double survival__g(const struct survival *sv, u64 t)
 	       sv->total;
 }
 
+double reuse_fp__dist(const struct reuse_fp *sv, double t)
+{
+	double g, f, tl;
+
+	if (!(t > 0))
+		return 0;
+	if (t > 1e19)	/* keep t + 1 within u64 */
+		t = 1e19;
+	tl = floor(t);
+	g = survival__g(sv, (u64)tl);
+	f = t - tl;
+	if (f > 0)	/* linear in between: the next term is S(tl) */
+		g += f * (survival__g(sv, (u64)tl + 1) - g);
+	return g;
+}
+
 int reuse_hist__footprint(const struct reuse_hist *h, double w, double *fp)
 {
-	struct survival sv;
-	double f, lo, hi, wl;
+	struct reuse_fp sv;
 	int err;
 
 	if (!(w >= 0))
 		return -EINVAL;
-	err = survival__init(&sv, h);
+	err = reuse_fp__init(&sv, h);
 	if (err)
 		return err;
-	if (w == 0) {
-		*fp = 0;
-		return 0;
-	}
-	/* fp(w) = 1 + G(w - 1) for integer w >= 1; linear in between */
-	if (w > 1e19)	/* keep w + 1 within u64 */
-		w = 1e19;
-	wl = floor(w);
-	lo = wl >= 1 ? 1 + survival__g(&sv, (u64)(wl - 1)) : 0;
-	f = w - wl;
-	if (f > 0) {
-		hi = 1 + survival__g(&sv, (u64)wl);
-		lo += f * (hi - lo);
-	}
-	*fp = lo;
+	/* fp(w) = 1 + G(w - 1) for w >= 1; linear from fp(0) = 0 to fp(1) = 1 */
+	*fp = w >= 1 ? 1 + reuse_fp__dist(&sv, w - 1) : w;
 	return 0;
 }
 
 /* Does time distance t map to a stack distance >= b? d(t) = round(G(t)). */
-static int maps_at_least(const struct survival *sv, u64 t, u64 b)
+static int maps_at_least(const struct reuse_fp *sv, u64 t, u64 b)
 {
 	return floor(survival__g(sv, t) + 0.5) >= (double)b;
 }
 
 /* How many t in [lo, lo + n) map to a stack distance < b (G is monotone). */
-static u64 count_below(const struct survival *sv, u64 lo, u64 n, u64 b)
+static u64 count_below(const struct reuse_fp *sv, u64 lo, u64 n, u64 b)
 {
 	u64 l = 0, r = n;
 
@@ -231,7 +225,7 @@ static u64 count_below(const struct survival *sv, u64 lo, u64 n, u64 b)
 	return l;
 }
 
-static u64 stack_of(const struct survival *sv, u64 t)
+static u64 stack_of(const struct reuse_fp *sv, u64 t)
 {
 	double d = floor(survival__g(sv, t) + 0.5);
 
@@ -241,10 +235,10 @@ static u64 stack_of(const struct survival *sv, u64 t)
 int reuse_hist__time_to_stack(const struct reuse_hist *time,
 			      struct reuse_hist *stack)
 {
-	struct survival sv;
+	struct reuse_fp sv;
 	int k, j, err;
 
-	err = survival__init(&sv, time);
+	err = reuse_fp__init(&sv, time);
 	if (err)
 		return err;
 	reuse_hist__init(stack, REUSE_STACK, time->gran);

@@ -101,6 +101,26 @@ int reuse_hist__similarity(const struct reuse_hist *a,
 int reuse_hist__footprint(const struct reuse_hist *h, double w, double *fp);
 
 /*
+ * The footprint of @h for many evaluations: reuse_fp__init keeps what it
+ * needs of @h (which must outlive it) and fails as reuse_hist__footprint
+ * does. reuse_fp__dist(t) = G(t) = sum_{j<t} P(T > j), T the time distance:
+ * the expected distinct addresses among t accesses in a row that are not
+ * reused within them, the stack distance of time distance t (the map of
+ * reuse_hist__time_to_stack), linear between integers, 0 for t <= 0;
+ * fp(w) = 1 + G(w - 1).
+ */
+struct reuse_fp {
+	double total;
+	double n[REUSE_HIST_NBINS];
+	double above[REUSE_HIST_NBINS];
+	double gcum[REUSE_HIST_NBINS];
+	const double *m;
+};
+
+int reuse_fp__init(struct reuse_fp *fp, const struct reuse_hist *h);
+double reuse_fp__dist(const struct reuse_fp *fp, double t);
+
+/*
  * Time -> stack histogram: an access with time distance t gets stack
  * distance d(t) = fp(t + 1) - 1 = sum_{j<t} P(T > j), rounded to the nearest
  * integer. Each time bin's mass is spread evenly over its integers t and

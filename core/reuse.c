@@ -77,6 +77,7 @@ struct ru_det {			/* one detection */
 	double w0;		/* w before ru_access_weights */
 	u64 use_time;		/* when the use was sampled (window order) */
 	u64 use_ns;		/* thread CPU ns at the use (0: unknown) */
+	u64 end_time;		/* when the reuse trapped (reuses) */
 	double acc;		/* accesses in between, set by ru_accesses */
 	double rate;		/* accesses per ns used for it (reuses) */
 	u64 addr, ip;		/* the use's data address and IP */
@@ -725,6 +726,8 @@ static int ru_trap(struct reuse *ru, const struct lp_trap *tr,
 		if (err)
 			return err;
 		ru->det[ru->ndet - 1].held = w->held && !wall;
+		ru->det[ru->ndet - 1].end_time = tr->time > w->use_time ?
+						 tr->time : w->use_time;
 		ru->det[ru->ndet - 1].addr = w->use_addr;
 		ru->det[ru->ndet - 1].ip = w->use_ip;
 		ru->det[ru->ndet - 1].size = w->use_size;
@@ -1512,9 +1515,8 @@ out:
 	return err;
 }
 
-static void ru_add_det(struct reuse_hist *h, const struct ru_det *x, double rate)
+static void ru_add_det(struct reuse_hist *h, const struct ru_det *x)
 {
-	(void)rate;
 	if (x->kind == RU_REUSE)
 		reuse_hist__add(h, reuse__ns_to_accesses(x->acc, 1.0), x->w);
 	else if (x->kind == RU_INVAL)
@@ -1523,35 +1525,108 @@ static void ru_add_det(struct reuse_hist *h, const struct ru_det *x, double rate
 		reuse_hist__add_cold(h, x->w);
 }
 
+struct ru_blk {			/* a conversion window (ru_convert_run) */
+	u64 start;		/* use time of its first detection */
+	size_t a;		/* index of that detection */
+	struct reuse_hist t;	/* its time histogram */
+	struct reuse_fp fp;	/* its footprint */
+	int ok;
+};
+
 /*
- * Footprint conversion window by window: the detections of @v (sorted by
- * use time) in runs of cfg.window, each converted with its own time
- * histogram, summed into @stack (see reuse.h).
+ * The distinct addresses of reuse @x, in window @c of @blk (nb windows):
+ * its interval [u, e] (use times) crosses windows, and a window's reuse
+ * times say how many of the accesses made in it are not reused before e.
+ * An access at distance s before e is the last to its address in the
+ * interval if its reuse time exceeds s: P = S(s) of the window it lies
+ * in, so the window's part is the integral of S over its distances,
+ * fp(e - lo) - fp(e - hi). One window is the footprint fp(e - u).
  */
-static void ru_convert_run(struct reuse *ru, struct ru_det **v, size_t nv,
-			   double rate, struct reuse_hist *stack)
+/*
+ * The distinct addresses of reuse @x, which lies in window @c of @blk (nb
+ * windows, by use time). Its interval [u, e] crosses windows. An access
+ * made s accesses before e is the last to its address in the interval if
+ * its reuse time exceeds s, with probability S(s) = P(T > s) of the
+ * window it lies in; the window's part is the sum of S over the distances
+ * of its accesses, G(e - lo) - G(e - hi) (G = reuse_fp__dist, times scaled
+ * to @acc accesses over [u, e]). Within one window this is the footprint
+ * conversion, G(acc).
+ */
+static double ru_piecewise(const struct ru_blk *blk, size_t nb, size_t c,
+			   const struct ru_det *x, double acc)
 {
-	size_t k = ru->cfg.window > 0 ? (size_t)ru->cfg.window : nv, a, b, j;
-	struct reuse_hist t, st;
+	u64 u = x->use_time, e = x->end_time;
+	double d = 0, scale;
+	size_t b;
+
+	if (e <= u)
+		return reuse_fp__dist(&blk[c].fp, acc);
+	scale = acc / (double)(e - u);
+	for (b = c; b < nb && blk[b].start < e; b++) {
+		u64 lo = b == c ? u : blk[b].start;
+		u64 hi = b + 1 < nb && blk[b + 1].start < e ? blk[b + 1].start : e;
+		const struct reuse_fp *f = blk[b].ok ? &blk[b].fp : &blk[c].fp;
+
+		if (hi > lo)
+			d += reuse_fp__dist(f, scale * (double)(e - lo)) -
+			     reuse_fp__dist(f, scale * (double)(e - hi));
+	}
+	return d;
+}
+
+/*
+ * Footprint conversion (see reuse.h) of the detections @v into @stack:
+ * windows of cfg.window detections by use time, each with the footprint
+ * of its reuse times; a reuse takes each window's footprint over the part
+ * of its interval that lies in the window (ru_piecewise).
+ */
+static int ru_convert_run(struct reuse *ru, struct ru_det **v, size_t nv,
+			  struct reuse_hist *stack)
+{
+	size_t k = ru->cfg.window > 0 ? (size_t)ru->cfg.window : nv, a, b, j, nb = 0, c;
+	struct ru_blk *blk = malloc((nv / (k ? k : 1) + 1) * sizeof(*blk));
 
 	reuse_hist__init(stack, REUSE_STACK, ru->cfg.gran);
+	if (!blk)
+		return -ENOMEM;
 	qsort(v, nv, sizeof(*v), ru_det_time_cmp);
-	for (a = 0; a < nv; a = b) {
+	for (a = 0; a < nv; a = b, nb++) {
 		b = a + k < nv ? a + k : nv;
 		if (nv - b < k / 2)	/* a short tail joins the last window */
 			b = nv;
-		reuse_hist__init(&t, REUSE_TIME, ru->cfg.gran);
+		blk[nb].start = v[a]->use_time;
+		blk[nb].a = a;
+		reuse_hist__init(&blk[nb].t, REUSE_TIME, ru->cfg.gran);
 		for (j = a; j < b; j++)
-			ru_add_det(&t, v[j], rate);
-		if (reuse_hist__time_to_stack(&t, &st) == 0)
-			reuse_hist__merge(stack, &st);
+			ru_add_det(&blk[nb].t, v[j]);
+		blk[nb].ok = !reuse_fp__init(&blk[nb].fp, &blk[nb].t);
 	}
+
+	for (c = 0; c < nb; c++) {
+		for (j = blk[c].a; j < (c + 1 < nb ? blk[c + 1].a : nv); j++) {
+			const struct ru_det *x = v[j];
+			double d;
+
+			if (x->kind == RU_INVAL) {
+				reuse_hist__add_inval(stack, x->w);
+			} else if (x->kind != RU_REUSE) {
+				reuse_hist__add_cold(stack, x->w);
+			} else if (blk[c].ok) {
+				d = ru_piecewise(blk, nb, c, x,
+						 (double)reuse__ns_to_accesses(x->acc, 1.0));
+				reuse_hist__add(stack, d < 1 ? 1 : (u64)(d + 0.5), x->w);
+			}
+		}
+	}
+	free(blk);
+	return 0;
 }
 
 static int ru_convert(struct reuse *ru, struct reuse_result *r, u32 n)
 {
 	struct ru_det **v = malloc((ru->ndet ? ru->ndet : 1) * sizeof(*v));
 	size_t d, nv;
+	int err = 0;
 	u32 i;
 
 	if (!v)
@@ -1560,19 +1635,20 @@ static int ru_convert(struct reuse *ru, struct reuse_result *r, u32 n)
 		for (d = nv = 0; d < ru->ndet; d++)
 			if (ru->det[d].thread == i)
 				v[nv++] = &ru->det[d];
-		ru_convert_run(ru, v, nv, r->access_rate, &ru->r_thr[i].stack);
+		if ((err = ru_convert_run(ru, v, nv, &ru->r_thr[i].stack)))
+			break;
 	}
-	if (ru->cfg.shared) {	/* one cache: one stream of every thread */
+	if (!err && ru->cfg.shared) {	/* one cache: one stream of every thread */
 		for (d = 0; d < ru->ndet; d++)
 			v[d] = &ru->det[d];
-		ru_convert_run(ru, v, ru->ndet, r->access_rate, &r->stack);
-	} else {		/* private caches: the sum of the threads' */
+		err = ru_convert_run(ru, v, ru->ndet, &r->stack);
+	} else if (!err) {		/* private caches: the sum of the threads' */
 		reuse_hist__init(&r->stack, REUSE_STACK, ru->cfg.gran);
 		for (i = 0; i < n; i++)
 			reuse_hist__merge(&r->stack, &ru->r_thr[i].stack);
 	}
 	free(v);
-	return 0;
+	return err;
 }
 
 const struct reuse_result *reuse__result(struct reuse *ru)
@@ -1620,7 +1696,7 @@ const struct reuse_result *reuse__result(struct reuse *ru)
 		const struct ru_det *x = &ru->det[d];
 		struct reuse_hist *h = &ru->r_thr[x->thread].time;
 
-		ru_add_det(h, x, r->access_rate);
+		ru_add_det(h, x);
 		if (x->kind == RU_REUSE && x->wall)
 			nwall++;
 		else if (x->kind == RU_REUSE)

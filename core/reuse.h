@@ -146,12 +146,19 @@
  *   detections. Each thread's time histogram is converted on its own (its
  *   own private cache); the whole program's private stack histogram is
  *   the sum of the threads', its shared one the conversion of all
- *   detections. The detections (by use time) are converted in runs of
- *   cfg.window (default REUSE_DEFAULT_WINDOW), each with its own footprint:
- *   the conversion assumes the reuse-time distribution is the same
- *   throughout what it converts, and programs run in phases (on ribench,
- *   converting the whole run at once costs S 0.75-0.83 even on the EXACT
- *   time histogram). cfg.window < 0 converts the whole run at once.
+ *   detections. The conversion assumes the reuse-time distribution is the
+ *   same throughout what it converts, and programs run in phases (on
+ *   ribench, converting the whole run at once costs S 0.75-0.83 even on
+ *   the EXACT time histogram). So the detections (by use time) are cut
+ *   into windows of cfg.window (default REUSE_DEFAULT_WINDOW), each with
+ *   its own footprint, and a reuse whose interval crosses windows is
+ *   converted piecewise: the accesses of each window in the interval count
+ *   by that window's reuse times (the chance that one is not reused before
+ *   the interval ends). A phase's last pass, reused an outer iteration
+ *   later, then counts the other phases' arrays once, not every pass over
+ *   them (test_reuse_phase_end_distance). Each reuse maps to one distance
+ *   (its own access count), not a time bin's spread. cfg.window < 0
+ *   converts the whole run at once.
  * - Pairs: (sample IP, trap IP) with counts of reuses and invalidations and
  *   one example data address; trap IPs are the instruction AFTER the access.
  */
