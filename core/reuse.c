@@ -1614,7 +1614,7 @@ static int ru_convert_run(struct reuse *ru, struct ru_det **v, size_t nv,
 			} else if (blk[c].ok) {
 				d = ru_piecewise(blk, nb, c, x,
 						 (double)reuse__ns_to_accesses(x->acc, 1.0));
-				reuse_hist__add(stack, d < 1 ? 1 : (u64)(d + 0.5), x->w);
+				reuse_hist__add(stack, d > 0 ? (u64)(d + 0.5) : 0, x->w);
 			}
 		}
 	}
