@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cmd/builtin.h"
+#include "core/costs.h"
 #include "core/cpu.h"
 #include "core/facility.h"
 #include "core/json.h"
@@ -19,7 +20,7 @@
 #include "core/topology.h"
 
 const char list_usage[] =
-	"usage: lociprof list [--json] [-v] [--attrs [--pmu NAME] [--ldlat N] [--counters]]\n"
+	"usage: lociprof list [--json] [-v] [--costs | --attrs [--pmu NAME] [--ldlat N] [--counters]]\n"
 	"\n"
 	"Show what this machine offers lociprof, probed by opening things: the CPU,\n"
 	"the sampling facilities (pebs, ibs, soft) and why each is usable or not,\n"
@@ -35,6 +36,10 @@ const char list_usage[] =
 	"                      amd64_fam19h_zen3...) instead of this machine\n"
 	"    --ldlat N         ... with pebs load-latency sampling above N cycles\n"
 	"    --counters        ... with the loads+stores counting group (reuse time)\n"
+	"    --costs           measure what a sample, a watchpoint trap, arming a\n"
+	"                      running thread's watchpoint and a --sync stop cost a\n"
+	"                      thread here, and the least overhead they imply at the\n"
+	"                      default period (takes a few seconds)\n"
 	"    -h, --help        show this help\n";
 
 struct list_info {
@@ -478,6 +483,117 @@ static void print_attrs(const struct lp_facility_ops *f, const char *pmu,
 	putchar('\n');
 }
 
+/* ---- --costs ------------------------------------------------------------ */
+
+#define COSTS_REPS 5
+
+struct cost_floor {
+	const char *name, *what;
+	double ns;		/* overhead per sample */
+};
+
+/* What each path pays per sample at least (core/costs.h): 0..4 floors. */
+static int cost_floors(const struct lp_costs *c, struct cost_floor *f)
+{
+	double s = c->sample.us, t = c->trap.us, a = c->arm.us, h = c->hold.us;
+	int n = 0;
+
+	if (s >= 0)
+		f[n++] = (struct cost_floor){ "sample",
+			"every sample (record; comdetect and reuse --async)", s * 1e3 };
+	if (s >= 0 && h >= 0)
+		f[n++] = (struct cost_floor){ "sync", "every sample held (--sync)",
+					      (s + h) * 1e3 };
+	if (s >= 0 && t >= 0 && a >= 0)
+		f[n++] = (struct cost_floor){ "async_trap",
+			"--async, if every sample arms a watchpoint which traps",
+			(s + a + t) * 1e3 };
+	if (s >= 0 && t >= 0 && h >= 0)
+		f[n++] = (struct cost_floor){ "sync_trap",
+			"--sync, if every sample arms a watchpoint which traps",
+			(s + h + t) * 1e3 };
+	return n;
+}
+
+static void print_cost(const char *name, const struct lp_cost *c, const char *what)
+{
+	if (c->us < 0) {
+		printf("  %-6s not measured: %s\n", name, c->reason);
+		return;
+	}
+	printf("  %-6s %7.1f us  %s, %.0f per run\n", name, c->us, what, c->events);
+}
+
+static void print_costs_text(const struct lp_costs *c)
+{
+	struct cost_floor f[4];
+	char arm[160];
+	int i, n = cost_floors(c, f);
+
+	printf("Costs on this machine (extra thread CPU time per event, median of %d runs):\n",
+	       COSTS_REPS);
+	print_cost("sample", &c->sample, "soft facility sample (cpu-clock + user registers)");
+	print_cost("trap", &c->trap, "read/write watchpoint hit");
+	snprintf(arm, sizeof(arm), "moving a running thread's watchpoint (the arming "
+		 "thread waits %.1f us)", c->arm.wall_us);
+	print_cost("arm", &c->arm, arm);
+	print_cost("hold", &c->hold, "--sync stop (SIGTRAP, ptrace stop, resume) beyond the sample");
+	if (!n)
+		return;
+	printf("\nLeast overhead at the default period (%.0f us of thread CPU time per sample):\n",
+	       (double)c->period_ns / 1e3);
+	for (i = 0; i < n; i++)
+		printf("  %6.2fx  %s\n", costs__floor((double)c->period_ns, f[i].ns), f[i].what);
+	printf("  (a period of P us that pays O us of these leaves P - O us to the program:\n"
+	       "  P / (P - O) of its native CPU time; with --sync the owner is armed while\n"
+	       "  held; every other thread of the program adds an arm per armed sample)\n");
+}
+
+static void json_cost(struct json_writer *w, const char *key, const struct lp_cost *c)
+{
+	json__obj_begin(w, key);
+	if (c->us >= 0)
+		json__double(w, "us", c->us);
+	else
+		json__null(w, "us");
+	if (c->wall_us >= 0 && c->us >= 0)
+		json__double(w, "wall_us", c->wall_us);
+	json__double(w, "events", c->events);
+	json__u64(w, "runs", (u64)c->reps);
+	json__str(w, "reason", c->reason[0] ? c->reason : NULL);
+	json__obj_end(w);
+}
+
+static void print_costs_json(const struct lp_costs *c)
+{
+	struct cost_floor f[4];
+	struct json_writer w;
+	int i, n = cost_floors(c, f);
+
+	json__init(&w, stdout, JSON_PRETTY);
+	json__obj_begin(&w, NULL);
+	json__obj_begin(&w, "costs");
+	json__u64(&w, "period_ns", c->period_ns);
+	json__u64(&w, "runs", COSTS_REPS);
+	json_cost(&w, "sample", &c->sample);
+	json_cost(&w, "trap", &c->trap);
+	json_cost(&w, "arm", &c->arm);
+	json_cost(&w, "hold", &c->hold);
+	json__arr_begin(&w, "floors");
+	for (i = 0; i < n; i++) {
+		json__obj_begin(&w, NULL);
+		json__str(&w, "name", f[i].name);
+		json__str(&w, "what", f[i].what);
+		json__double(&w, "overhead_us", f[i].ns / 1e3);
+		json__double(&w, "ratio", costs__floor((double)c->period_ns, f[i].ns));
+		json__obj_end(&w);
+	}
+	json__arr_end(&w);
+	json__obj_end(&w);
+	json__obj_end(&w);
+	json__finish(&w);
+}
+
 int cmd_list(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -487,12 +603,13 @@ int cmd_list(int argc, char **argv)
 		{ "pmu", required_argument, NULL, 0x302 },
 		{ "ldlat", required_argument, NULL, 0x303 },
 		{ "counters", no_argument, NULL, 0x304 },
+		{ "costs", no_argument, NULL, 0x305 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct list_info li;
 	struct lp_sampling_opts sopts = { 0 };
-	int c, json = 0, verbose = 0, attrs = 0, i;
+	int c, json = 0, verbose = 0, attrs = 0, costs = 0, i;
 	const char *pmu = NULL;
 	char *end;
 
@@ -511,6 +628,7 @@ int cmd_list(int argc, char **argv)
 			}
 			break;
 		case 0x304: sopts.counters = 1; break;
+		case 0x305: costs = 1; break;
 		case 'h': usage_exit(list_usage, 0);
 		default: usage_exit(list_usage, 1);
 		}
@@ -523,6 +641,25 @@ int cmd_list(int argc, char **argv)
 	if ((pmu || sopts.ldlat || sopts.counters) && !attrs) {
 		error("--pmu, --ldlat and --counters go with --attrs");
 		usage_exit(list_usage, 1);
+	}
+	if (costs) {
+		static struct lp_costs cs;
+
+		if (attrs) {
+			error("--costs goes alone (or with --json)");
+			usage_exit(list_usage, 1);
+		}
+		if (costs__measure(&cs, COSTS_REPS) == -ENODEV)
+			error("nothing could be measured: %s", cs.sample.reason);
+		if (json)
+			print_costs_json(&cs);
+		else
+			print_costs_text(&cs);
+		if (fflush(stdout) || ferror(stdout)) {
+			error("cannot write to stdout");
+			return 1;
+		}
+		return cs.sample.us < 0 && cs.trap.us < 0 && cs.arm.us < 0 ? 1 : 0;
 	}
 	if (attrs) {
 		if (json) {

@@ -463,3 +463,15 @@ int perf__strerror(int err, const struct perf_event_attr *attr, const char *faci
 	}
 	return sb.pos;
 }
+
+void perf__bp_attr(struct perf_event_attr *a, int type, u64 addr, int len)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = PERF_TYPE_BREAKPOINT;
+	a->bp_type = type;
+	a->bp_addr = addr;
+	a->bp_len = len;
+	a->exclude_kernel = 1;
+	a->exclude_hv = 1;
+}

@@ -22,6 +22,12 @@ int perf__open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
 int perf__strerror(int err, const struct perf_event_attr *attr, const char *facility,
 		   char *buf, size_t len);
 
+/*
+ * A user-space hardware breakpoint on @len bytes at @addr, @type
+ * HW_BREAKPOINT_R/W bits: everything else zero (counting, enabled).
+ */
+void perf__bp_attr(struct perf_event_attr *a, int type, u64 addr, int len);
+
 /* "ENOSPC" for 28 (either sign); "E?" if unknown. */
 const char *perf__errno_name(int err);
 

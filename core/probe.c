@@ -19,14 +19,7 @@ static volatile u64 probe_slots[LP_PROBE_MAX_BP] __attribute__((aligned(64)));
 
 static void bp_attr(struct perf_event_attr *a, volatile void *addr)
 {
-	memset(a, 0, sizeof(*a));
-	a->size = sizeof(*a);
-	a->type = PERF_TYPE_BREAKPOINT;
-	a->bp_type = HW_BREAKPOINT_W;
-	a->bp_addr = (u64)(unsigned long)addr;
-	a->bp_len = HW_BREAKPOINT_LEN_8;
-	a->exclude_kernel = 1;
-	a->exclude_hv = 1;
+	perf__bp_attr(a, HW_BREAKPOINT_W, (u64)(unsigned long)addr, HW_BREAKPOINT_LEN_8);
 	a->disabled = 1;
 }
 

@@ -216,4 +216,18 @@ PY
 		a=$(median "$LP" reuse -q --async --stdio "$MB/ribench" $args)
 		echo "$name: native ${n}s, sync $(ratio "$s" "$n")x, async $(ratio "$a" "$n")x (goal <= 1.5x)"
 	done
+	echo "# what the events cost a thread here (lociprof list --costs), and the least"
+	echo "# overhead they allow at the default period: the goal needs a period that pays"
+	echo "# at most a third of itself, 33 us of 100"
+	"$LP" list --costs --json > "$TMP/costs.json" 2> /dev/null
+	python3 - "$TMP/costs.json" <<'PY' || echo "list --costs failed"
+import json, sys
+c = json.load(open(sys.argv[1]))["costs"]
+f = lambda k: "%.1f us" % c[k]["us"] if c[k]["us"] is not None else "n/a (%s)" % c[k]["reason"]
+print("per event: sample %s, trap %s, arm %s (arming thread waits %s), hold %s" % (
+    f("sample"), f("trap"), f("arm"),
+    "%.1f us" % c["arm"]["wall_us"] if c["arm"].get("wall_us") is not None else "n/a", f("hold")))
+print("floors at %d us: %s" % (c["period_ns"] / 1000, ", ".join(
+    "%s %.2fx" % (x["name"], x["ratio"]) for x in c["floors"])))
+PY
 fi

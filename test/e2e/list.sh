@@ -110,3 +110,38 @@ fi
 if [ $rc = 0 ] && grep -q "^  cpu 0 .*core .*socket" "$TMP/v.txt"; then ok "list -v shows cpus"; else fail "list -v shows cpus" "exit $rc"; fi
 "$LOCIPROF" list extra >/dev/null 2>"$TMP/err"; rc=$?
 [ $rc = 129 ] && ok "list with an argument exits 129" || fail "list with an argument exits 129" "exit $rc"
+
+# --costs: measured costs and the floors computed from them
+"$LOCIPROF" list --costs --json >"$TMP/costs.json" 2>"$TMP/costs.err"; rc=$?
+if [ $rc = 0 ] && python3 -m json.tool "$TMP/costs.json" >/dev/null 2>&1; then
+	ok "list --costs --json exits 0 and parses"
+	python3 - "$TMP/costs.json" >"$TMP/costs.chk" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))["costs"]
+P = c["period_ns"]
+def us(k): return c[k]["us"]
+out = []
+# the soft facility samples and watchpoints trap on every machine CI runs on
+for k in ("sample", "trap"):
+    out.append("%s measured: %s" % (k, "yes" if us(k) is not None and us(k) > 0 else "no (%r)" % c[k]["reason"]))
+out.append("trap runs hit the watch: %s" % ("yes" if c["trap"]["events"] >= 1000 else "no (%r)" % c["trap"]["events"]))
+# each floor is P / (P - O) of the costs it names, recomputed here
+parts = {"sample": ("sample",), "sync": ("sample", "hold"),
+         "async_trap": ("sample", "arm", "trap"), "sync_trap": ("sample", "hold", "trap")}
+bad = []
+for f in c["floors"]:
+    o = sum(us(k) for k in parts[f["name"]])
+    if abs(f["overhead_us"] - o) > 1e-6 * o or abs(f["ratio"] - P / (P - o * 1e3)) > 1e-9 * f["ratio"]:
+        bad.append(f["name"])
+out.append("floors recomputed: %s" % ("yes" if c["floors"] and not bad else "no %r" % bad))
+print("\n".join(out))
+PY
+	while read -r line; do
+		name=${line%%: *}
+		case "$line" in *": yes") ok "costs: $name" ;; *) fail "costs: $name" "${line#*: }" ;; esac
+	done <"$TMP/costs.chk"
+else
+	fail "list --costs --json exits 0 and parses" "exit $rc: $(head -c 300 "$TMP/costs.err")"
+fi
+"$LOCIPROF" list --costs --attrs >/dev/null 2>"$TMP/err"; rc=$?
+if [ $rc = 129 ] && grep -q -- "--costs goes alone" "$TMP/err"; then ok "list --costs --attrs exits 129"; else fail "list --costs --attrs exits 129" "exit $rc: $(head -c 200 "$TMP/err")"; fi

@@ -21,14 +21,7 @@ static long watched[16] __attribute__((aligned(64)));
 
 static void bp_attr(struct perf_event_attr *a, u64 addr, u64 len, u32 type)
 {
-	memset(a, 0, sizeof(*a));
-	a->size = sizeof(*a);
-	a->type = PERF_TYPE_BREAKPOINT;
-	a->bp_type = type;
-	a->bp_addr = addr;
-	a->bp_len = len;
-	a->exclude_kernel = 1;
-	a->exclude_hv = 1;
+	perf__bp_attr(a, (int)type, addr, (int)len);
 	a->disabled = 1;
 }
 
