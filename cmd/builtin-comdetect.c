@@ -44,14 +44,14 @@ int comdetect_opts__parse(struct comdetect_opts *co, int c, const char *arg,
 	case 'b':
 		co->cfg.board_size = (int)parse_ull_opt("--board", arg);
 		if (co->cfg.board_size < 1 || co->cfg.board_size > 1 << 20) {
-			error("--board expects 1..1048576 entries, not '%s'", arg);
+			lp_err("--board expects 1..1048576 entries, not '%s'", arg);
 			usage_exit(usage, 1);
 		}
 		break;
 	case 'd':
 		co->cfg.max_dr = (int)parse_ull_opt("--debug-registers", arg);
 		if (co->cfg.max_dr < 1 || co->cfg.max_dr > 4) {
-			error("--debug-registers expects 1..4, not '%s'", arg);
+			lp_err("--debug-registers expects 1..4, not '%s'", arg);
 			usage_exit(usage, 1);
 		}
 		break;
@@ -76,21 +76,21 @@ int comdetect_opts__output(struct comdetect_opts *co, struct comdetect *cd,
 	r->top = co->top;
 	r->color = co->color;
 	if (!r->res) {
-		error("out of memory building the result");
+		lp_err("out of memory building the result");
 		return 128;
 	}
 	if (!co->json || strcmp(co->json, "-"))
 		comdetect_report__print(r, stdout);
 	if (co->json && (err = comdetect_report__json(r, co->json))) {
-		error("cannot write '%s': %s", co->json, strerror(-err));
+		lp_err("cannot write '%s': %s", co->json, strerror(-err));
 		ret = 128;
 	}
 	if (co->csv && (err = comdetect_report__csv(r, co->csv))) {
-		error("cannot write CSV files to '%s': %s", co->csv, strerror(-err));
+		lp_err("cannot write CSV files to '%s': %s", co->csv, strerror(-err));
 		ret = 128;
 	}
 	if (co->svg && (err = comdetect_report__svg(r, co->svg))) {
-		error("cannot write SVG files to '%s': %s", co->svg, strerror(-err));
+		lp_err("cannot write SVG files to '%s': %s", co->svg, strerror(-err));
 		ret = 128;
 	}
 	return ret;
@@ -128,7 +128,7 @@ int cmd_comdetect(int argc, char **argv)
 	cd = comdetect__new(&co.cfg);
 	syms = symbols__new();
 	if (!cd || !syms)
-		die("cannot set up the analysis: %s", strerror(errno));
+		lp_die("cannot set up the analysis: %s", strerror(errno));
 	session__add_sink(s, profile__symbols_sink, syms);
 	session__add_analysis(s, comdetect__analysis(cd));
 	if (po.output) {

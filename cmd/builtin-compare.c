@@ -88,23 +88,23 @@ static int input_load(struct input *in)
 
 	ret = read_file(in->path, &in->text, &in->len);
 	if (ret) {
-		error("cannot read '%s': %s", in->path, strerror(-ret));
+		lp_err("cannot read '%s': %s", in->path, strerror(-ret));
 		return -1;
 	}
 	ret = json__parse(in->text, in->len, &in->root, &err);
 	if (ret == -ENOMEM) {
-		error("'%s': out of memory", in->path);
+		lp_err("'%s': out of memory", in->path);
 		return -1;
 	}
 	if (ret) {
 		compare__text_pos(in->text, in->len, err.offset, &line, &col);
-		error("'%s': line %d col %d (byte offset %zu): %s", in->path, line, col,
+		lp_err("'%s': line %d col %d (byte offset %zu): %s", in->path, line, col,
 		      err.offset, err.msg);
 		return -1;
 	}
 	in->kind = compare__kind(in->root, msg, sizeof(msg));
 	if (in->kind < 0) {
-		error("'%s': %s", in->path, msg);
+		lp_err("'%s': %s", in->path, msg);
 		return -1;
 	}
 	return 0;
@@ -297,7 +297,7 @@ int cmd_compare(int argc, char **argv)
 		}
 	}
 	if (argc - optind != 2) {
-		error(argc - optind < 2 ? "two result files are needed" :
+		lp_err(argc - optind < 2 ? "two result files are needed" :
 		      "too many arguments: two result files are needed");
 		usage_exit(compare_usage, 1);
 	}
@@ -308,12 +308,12 @@ int cmd_compare(int argc, char **argv)
 			goto out;
 	kind = in[0].kind ? in[0].kind : in[1].kind;
 	if (!kind) {
-		error("neither '%s' nor '%s' has a \"command\" key (comdetect or reuse)",
+		lp_err("neither '%s' nor '%s' has a \"command\" key (comdetect or reuse)",
 		      in[0].path, in[1].path);
 		goto out;
 	}
 	if (in[0].kind && in[1].kind && in[0].kind != in[1].kind) {
-		error("'%s' is a %s result but '%s' a %s result", in[0].path,
+		lp_err("'%s' is a %s result but '%s' a %s result", in[0].path,
 		      in[0].kind == COMPARE_COMDETECT ? "comdetect" : "reuse", in[1].path,
 		      in[1].kind == COMPARE_COMDETECT ? "comdetect" : "reuse");
 		goto out;
@@ -324,21 +324,21 @@ int cmd_compare(int argc, char **argv)
 			compare__read_reuse(in[i].root, &ru[i], msg, sizeof(msg));
 
 		if (r) {
-			error("'%s': %s", in[i].path, r == -ENOMEM ? "out of memory" : msg);
+			lp_err("'%s': %s", in[i].path, r == -ENOMEM ? "out of memory" : msg);
 			goto out_free;
 		}
 		loaded++;
 	}
 	if (kind == COMPARE_COMDETECT) {
 		if (compare__comdetect(&cd[0], &cd[1], &cr)) {
-			error("invalid matrix values");
+			lp_err("invalid matrix values");
 			goto out_free;
 		}
 	} else {
 		int r = compare__reuse(&ru[0], &ru[1], &rr, msg, sizeof(msg));
 
 		if (r) {
-			error("'%s' vs '%s': %s", in[0].path, in[1].path,
+			lp_err("'%s' vs '%s': %s", in[0].path, in[1].path,
 			      r == -ENOMEM ? "out of memory" : msg);
 			goto out_free;
 		}
@@ -353,7 +353,7 @@ int cmd_compare(int argc, char **argv)
 	if (json_path) {
 		jf = strcmp(json_path, "-") ? fopen(json_path, "w") : stdout;
 		if (!jf) {
-			error("cannot open '%s': %s", json_path, strerror(errno));
+			lp_err("cannot open '%s': %s", json_path, strerror(errno));
 			ret = 1;
 			goto out_free;
 		}
@@ -371,7 +371,7 @@ int cmd_compare(int argc, char **argv)
 		if (jf != stdout && fclose(jf))
 			c = -EIO;
 		if (c) {
-			error("cannot write '%s'", json_path);
+			lp_err("cannot write '%s'", json_path);
 			ret = 1;
 		}
 	}

@@ -337,7 +337,7 @@ static void print_json(const struct list_info *li)
 out:
 	json__obj_end(&w);
 	if (json__finish(&w))
-		error("writing JSON to stdout failed");
+		lp_err("writing JSON to stdout failed");
 }
 
 static void print_flag(const char *name, int on, int *any)
@@ -622,7 +622,7 @@ int cmd_list(int argc, char **argv)
 		case 0x303:
 			sopts.ldlat = (int)strtol(optarg, &end, 10);
 			if (*end || sopts.ldlat < 1 || sopts.ldlat > 65535) {
-				error("--ldlat expects a latency in cycles (1..65535), not '%s'",
+				lp_err("--ldlat expects a latency in cycles (1..65535), not '%s'",
 				      optarg);
 				usage_exit(list_usage, 1);
 			}
@@ -634,43 +634,43 @@ int cmd_list(int argc, char **argv)
 		}
 	}
 	if (optind < argc) {
-		error("unexpected argument '%s'", argv[optind]);
+		lp_err("unexpected argument '%s'", argv[optind]);
 		usage_exit(list_usage, 1);
 	}
 
 	if ((pmu || sopts.ldlat || sopts.counters) && !attrs) {
-		error("--pmu, --ldlat and --counters go with --attrs");
+		lp_err("--pmu, --ldlat and --counters go with --attrs");
 		usage_exit(list_usage, 1);
 	}
 	if (costs) {
 		static struct lp_costs cs;
 
 		if (attrs) {
-			error("--costs goes alone (or with --json)");
+			lp_err("--costs goes alone (or with --json)");
 			usage_exit(list_usage, 1);
 		}
 		if (costs__measure(&cs, COSTS_REPS) == -ENODEV)
-			error("nothing could be measured: %s", cs.sample.reason);
+			lp_err("nothing could be measured: %s", cs.sample.reason);
 		if (json)
 			print_costs_json(&cs);
 		else
 			print_costs_text(&cs);
 		if (fflush(stdout) || ferror(stdout)) {
-			error("cannot write to stdout");
+			lp_err("cannot write to stdout");
 			return 1;
 		}
 		return cs.sample.us < 0 && cs.trap.us < 0 && cs.arm.us < 0 ? 1 : 0;
 	}
 	if (attrs) {
 		if (json) {
-			error("--attrs prints text only");
+			lp_err("--attrs prints text only");
 			usage_exit(list_usage, 1);
 		}
 		for (i = 0; i < lp_nfacilities; i++)
 			if (lp_facilities[i]->setup_layout)
 				print_attrs(lp_facilities[i], pmu, &sopts);
 		if (fflush(stdout) || ferror(stdout)) {
-			error("cannot write to stdout");
+			lp_err("cannot write to stdout");
 			return 1;
 		}
 		return 0;
@@ -687,7 +687,7 @@ int cmd_list(int argc, char **argv)
 	else
 		print_text(&li, verbose);
 	if (fflush(stdout) || ferror(stdout)) {
-		error("cannot write to stdout");
+		lp_err("cannot write to stdout");
 		return 1;
 	}
 	return 0;

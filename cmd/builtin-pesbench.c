@@ -188,7 +188,7 @@ static void bench_expect(const struct bench *b, struct pesbench_expect *e)
 
 	if (bench_expect_text(b, buf, sizeof(buf)) ||
 	    pesbench__parse_expect(buf, strlen(buf), e))
-		die("cannot read '%s --expect' (is it built? --bench-dir says where "
+		lp_die("cannot read '%s --expect' (is it built? --bench-dir says where "
 		    "the microbenchmarks are)", b->path);
 }
 
@@ -392,7 +392,7 @@ static void profile_n(const struct pb_opts *o, const struct prof_cfg *pc,
 	for (i = 0; i < n; i++) {
 		err = run_profiled(pc, b, e, &runs[i]);
 		if (err)
-			die("profiling '%s' with '%s' failed: %s", b->path, pc->fac->name,
+			lp_die("profiling '%s' with '%s' failed: %s", b->path, pc->fac->name,
 			    strerror(-err));
 	}
 	char extra[96] = "", more[160] = "";
@@ -421,7 +421,7 @@ static void native_n(const struct bench *b, struct pesbench_run *runs, int n)
 
 	for (i = 0; i < n; i++)
 		if (run_native(b, &runs[i]))
-			die("running '%s' failed", b->path);
+			lp_die("running '%s' failed", b->path);
 }
 
 /* ------------------------------------------------------ experiments */
@@ -436,7 +436,7 @@ static long iters(const struct pb_opts *o, long base)
 static void check(int err, const char *what)
 {
 	if (err)
-		die("%s: %s", what, strerror(-err));
+		lp_die("%s: %s", what, strerror(-err));
 }
 
 static void run_facility(const struct pb_opts *o, const struct lp_facility_ops *fac,
@@ -454,7 +454,7 @@ static void run_facility(const struct pb_opts *o, const struct lp_facility_ops *
 	runs = calloc((size_t)n, sizeof(*runs));
 	nat = calloc((size_t)n, sizeof(*nat));
 	if (!runs || !nat)
-		die("out of memory");
+		lp_die("out of memory");
 
 	/* 1 accuracy + 4 overhead on Load-Ratio 1/1 .. 1/8 */
 	t = pesbench__table(res, "accuracy", "observed vs expected samples, total and loads "
@@ -618,12 +618,12 @@ static int parse_periods(struct pb_opts *o, const char *s)
 	o->nperiods = 0;
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		if (o->nperiods == MAX_PERIODS) {
-			error("--periods takes at most %d periods", MAX_PERIODS);
+			lp_err("--periods takes at most %d periods", MAX_PERIODS);
 			usage_exit(usage_text, 1);
 		}
 		o->periods[o->nperiods] = parse_ull_opt("--periods", tok);
 		if (!o->periods[o->nperiods]) {
-			error("--periods: a period must be positive, not '%s'", tok);
+			lp_err("--periods: a period must be positive, not '%s'", tok);
 			usage_exit(usage_text, 1);
 		}
 		o->nperiods++;
@@ -688,25 +688,25 @@ static int do_merge(const struct pb_opts *o, int argc, char **argv)
 	int i, err, ret = 0;
 
 	if (argc < 1) {
-		error("--merge needs result files");
+		lp_err("--merge needs result files");
 		usage_exit(usage_text, 1);
 	}
 	if (argc > PESBENCH_MAX_RESULTS)
-		die("--merge takes at most %d results", PESBENCH_MAX_RESULTS);
+		lp_die("--merge takes at most %d results", PESBENCH_MAX_RESULTS);
 	res = calloc((size_t)argc, sizeof(*res));
 	if (!res)
-		die("out of memory");
+		lp_die("out of memory");
 	for (i = 0; i < argc; i++) {
 		err = pesbench__load(argv[i], &res[i]);
 		if (err)
-			die("cannot read '%s': %s", argv[i], err == -EINVAL ?
+			lp_die("cannot read '%s': %s", argv[i], err == -EINVAL ?
 			    "not a pebs-ibs-compare result" : strerror(-err));
 	}
 	pesbench__print_merge(stdout, res, argc);
 	if (o->svg) {
 		err = pesbench__svg(o->svg, res, argc);
 		if (err < 0) {
-			error("cannot write SVG files to '%s': %s", o->svg, strerror(-err));
+			lp_err("cannot write SVG files to '%s': %s", o->svg, strerror(-err));
 			ret = 128;
 		}
 	}
@@ -752,7 +752,7 @@ int cmd_pesbench(int argc, char **argv)
 		case 0x401:
 			o.runs = (int)parse_ull_opt("--runs", optarg);
 			if (o.runs < 1 || o.runs > 64) {
-				error("--runs expects 1..64, not '%s'", optarg);
+				lp_err("--runs expects 1..64, not '%s'", optarg);
 				usage_exit(usage_text, 1);
 			}
 			break;
@@ -767,7 +767,7 @@ int cmd_pesbench(int argc, char **argv)
 			o.scale = strtod(optarg, &end);
 			scale_given = 1;
 			if (*end || end == optarg || !(o.scale > 0) || o.scale > 100) {
-				error("--scale expects a factor in (0, 100], not '%s'", optarg);
+				lp_err("--scale expects a factor in (0, 100], not '%s'", optarg);
 				usage_exit(usage_text, 1);
 			}
 			break;
@@ -779,13 +779,13 @@ int cmd_pesbench(int argc, char **argv)
 	}
 	if (merge) {
 		if (o.json) {
-			error("--json saves a run; --merge prints and draws saved ones");
+			lp_err("--json saves a run; --merge prints and draws saved ones");
 			usage_exit(usage_text, 1);
 		}
 		return do_merge(&o, argc - optind, argv + optind);
 	}
 	if (optind < argc) {
-		error("unexpected argument '%s' (result files go with --merge)", argv[optind]);
+		lp_err("unexpected argument '%s' (result files go with --merge)", argv[optind]);
 		usage_exit(usage_text, 1);
 	}
 	if (o.facilities) {
@@ -797,7 +797,7 @@ int cmd_pesbench(int argc, char **argv)
 
 			snprintf(name, sizeof(name), "%.*s", (int)(k < 31 ? k : 31), p);
 			if (!lp_facility__find(name)) {
-				error("unknown facility '%s' (pebs, ibs or soft)", name);
+				lp_err("unknown facility '%s' (pebs, ibs or soft)", name);
 				usage_exit(usage_text, 1);
 			}
 			p += k + (p[k] == ',');
@@ -809,7 +809,7 @@ int cmd_pesbench(int argc, char **argv)
 		o.scale = 2;	/* the full run: twice the benchmarks' default lengths */
 	if (periods) {
 		if (parse_periods(&o, periods)) {
-			error("--periods expects a comma-separated list of periods");
+			lp_err("--periods expects a comma-separated list of periods");
 			usage_exit(usage_text, 1);
 		}
 	} else if (o.quick) {
@@ -843,13 +843,13 @@ int cmd_pesbench(int argc, char **argv)
 	}
 	pesbench__print(stdout, &res);
 	if (!ran)
-		warning("no selected facility is usable on this machine: nothing was measured");
+		lp_warn("no selected facility is usable on this machine: nothing was measured");
 	if (o.json && (err = write_json(o.json, &res))) {
-		error("cannot write '%s': %s", o.json, strerror(-err));
+		lp_err("cannot write '%s': %s", o.json, strerror(-err));
 		ret = 128;
 	}
 	if (o.svg && (err = pesbench__svg(o.svg, &res, 1)) < 0) {
-		error("cannot write SVG files to '%s': %s", o.svg, strerror(-err));
+		lp_err("cannot write SVG files to '%s': %s", o.svg, strerror(-err));
 		ret = 128;
 	}
 	pesbench__result_exit(&res);

@@ -74,7 +74,7 @@ static int replay(struct lp_datafile *f, struct lp_analysis *an,
 		lp_actions__reset(&acts);
 	}
 	if (ret < 0) {
-		error("'%s': %s after %llu events; reporting what was read", input,
+		lp_err("'%s': %s after %llu events; reporting what was read", input,
 		      datafile__strerror(ret), (unsigned long long)datafile__nr_events(f));
 		code = 1;
 	}
@@ -111,12 +111,12 @@ static int report_reuse(struct lp_datafile *f, struct lp_data_header *h,
 	ru = reuse__new(&ro->cfg);
 	syms = symbols__new();
 	if (!ru || !syms)
-		die("cannot set up the analysis: %s", strerror(errno));
+		lp_die("cannot set up the analysis: %s", strerror(errno));
 	code = replay(f, reuse__analysis(ru), syms, input, &ri);
 	memset(&r, 0, sizeof(r));
 	r.res = reuse__result(ru);
 	if (!r.res)
-		die("out of memory building the result");
+		lp_die("out of memory building the result");
 	r.syms = syms;
 	r.pid = ri.pid;
 	r.sampler = h->facility;
@@ -176,10 +176,10 @@ int cmd_report(int argc, char **argv)
 		usage_exit(report_usage, 1);
 	h = calloc(1, sizeof(*h));
 	if (!h)
-		die("out of memory");
+		lp_die("out of memory");
 	ret = datafile__open(&f, input, h);
 	if (ret) {
-		error("cannot read '%s': %s", input, datafile__strerror(ret));
+		lp_err("cannot read '%s': %s", input, datafile__strerror(ret));
 		free(h);
 		return 1;
 	}
@@ -189,7 +189,7 @@ int cmd_report(int argc, char **argv)
 			snprintf(cmdline + strlen(cmdline), sizeof(cmdline) - strlen(cmdline),
 				 "%s%s", i ? " " : "", args[i]);
 		if (reuse__analysis_parse(h->analysis, &ro.cfg))
-			warning("unknown analysis '%s': replaying as reuse", h->analysis);
+			lp_warn("unknown analysis '%s': replaying as reuse", h->analysis);
 		ret = report_reuse(f, h, &ro, &co, input, cmdline);
 		datafile__close(f);
 		free(h);
@@ -198,7 +198,7 @@ int cmd_report(int argc, char **argv)
 	cd = comdetect__new(&co.cfg);
 	syms = symbols__new();
 	if (!cd || !syms)
-		die("cannot set up the analysis: %s", strerror(errno));
+		lp_die("cannot set up the analysis: %s", strerror(errno));
 	code = replay(f, comdetect__analysis(cd), syms, input, &ri);
 	n = datafile__get_argv(h, args, ARRAY_SIZE(args));
 	for (i = 0; i < n; i++)

@@ -92,12 +92,12 @@ static int run_trace(struct reuse_opts *ro)
 	int ret;
 
 	if (trace__open(&t, ro->trace, err, sizeof(err)) < 0) {
-		error("%s", err);
+		lp_err("%s", err);
 		return 1;
 	}
 	ret = reuse_exact__new(&eo, &re);
 	if (ret)
-		die("cannot set up the exact engine: %s", strerror(-ret));
+		lp_die("cannot set up the exact engine: %s", strerror(-ret));
 	while ((ret = trace__next(t, &a, err, sizeof(err))) > 0) {
 		ret = reuse_exact__access(re, a.tid, a.addr, a.op == TRACE_WRITE, NULL);
 		if (ret) {
@@ -109,12 +109,12 @@ static int run_trace(struct reuse_opts *ro)
 	}
 	trace__close(t);
 	if (ret < 0) {
-		error("%s", err);
+		lp_err("%s", err);
 		reuse_exact__delete(re);
 		return 1;
 	}
 	if (exact_result(re, ro, &res, &thr))
-		die("out of memory");
+		lp_die("out of memory");
 	res.mean_access_size = n ? size_sum / (double)n : 0;
 	memset(&r, 0, sizeof(r));
 	r.res = &res;
@@ -169,14 +169,14 @@ int cmd_reuse(int argc, char **argv)
 	}
 	if (ro.trace) {
 		if (optind < argc || po.pid > 0) {
-			error("--trace reads a trace: give no program and no -p");
+			lp_err("--trace reads a trace: give no program and no -p");
 			usage_exit(reuse_usage, 1);
 		}
 		return run_trace(&ro);
 	}
 	topo = calloc(1, sizeof(*topo));
 	if (!topo)
-		die("out of memory");
+		lp_die("out of memory");
 	if (topology__read(topo, NULL) == 0 && ro.cfg.shared)
 		ro.cfg.topo = topo;
 	po.nslots = ro.cfg.nslots;
@@ -185,7 +185,7 @@ int cmd_reuse(int argc, char **argv)
 	ru = reuse__new(&ro.cfg);
 	syms = symbols__new();
 	if (!ru || !syms)
-		die("cannot set up the analysis: %s", strerror(errno));
+		lp_die("cannot set up the analysis: %s", strerror(errno));
 	session__add_sink(s, profile__symbols_sink, syms);
 	session__add_analysis(s, reuse__analysis(ru));
 	if (po.output) {
@@ -204,7 +204,7 @@ int cmd_reuse(int argc, char **argv)
 	memset(&r, 0, sizeof(r));
 	r.res = reuse__result(ru);
 	if (!r.res)
-		die("out of memory building the result");
+		lp_die("out of memory building the result");
 	r.syms = syms;
 	r.pid = session__pid(s);
 	r.sampler = session__facility(s)->name;

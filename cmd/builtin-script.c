@@ -202,10 +202,10 @@ int cmd_script(int argc, char **argv)
 		usage_exit(script_usage, 1);
 	h = calloc(1, sizeof(*h));
 	if (!h)
-		die("out of memory");
+		lp_die("out of memory");
 	ret = datafile__open(&f, input, h);
 	if (ret) {
-		error("cannot read '%s': %s", input, datafile__strerror(ret));
+		lp_err("cannot read '%s': %s", input, datafile__strerror(ret));
 		free(h);
 		return 1;
 	}
@@ -220,7 +220,7 @@ int cmd_script(int argc, char **argv)
 	}
 	fflush(stdout);
 	if (ret < 0)
-		error("'%s': %s after %llu events; the events above are intact", input,
+		lp_err("'%s': %s after %llu events; the events above are intact", input,
 		      datafile__strerror(ret), (unsigned long long)datafile__nr_events(f));
 	datafile__close(f);
 	symbols__delete(syms);

@@ -22,9 +22,9 @@ __attribute__((noreturn)) void usage_exit(const char *usage, int err);
 
 /* git-style messages: "lociprof <cmd>: error: ..." */
 extern const char *lp_cmd_name;
-void error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-__attribute__((noreturn)) void die(const char *fmt, ...)
+void lp_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void lp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+__attribute__((noreturn)) void lp_die(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 
 /* Parse a non-negative integer option value; dies with a clear message. */

@@ -88,7 +88,7 @@ static int cmd_help(int argc, char **argv)
 	}
 	c = find_cmd(argv[1]);
 	if (!c) {
-		error("'%s' is not a lociprof command. See 'lociprof --help'.", argv[1]);
+		lp_err("'%s' is not a lociprof command. See 'lociprof --help'.", argv[1]);
 		return 129;
 	}
 	show_man(c->name);
@@ -116,13 +116,13 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "help"))
 		return cmd_help(argc - 1, argv + 1);
 	if (argv[1][0] == '-') {
-		error("unknown option '%s'", argv[1]);
+		lp_err("unknown option '%s'", argv[1]);
 		print_help(stderr);
 		return 129;
 	}
 	c = find_cmd(argv[1]);
 	if (!c) {
-		error("'%s' is not a lociprof command. See 'lociprof --help'.", argv[1]);
+		lp_err("'%s' is not a lociprof command. See 'lociprof --help'.", argv[1]);
 		return 129;
 	}
 	{

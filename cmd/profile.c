@@ -40,7 +40,7 @@ int profile_opts__parse(struct profile_opts *po, int c, const char *arg,
 		unsigned long long n = parse_ull_opt("--mmap-pages", arg);
 
 		if (!n || (n & (n - 1)) || n > 4096) {
-			error("--mmap-pages expects a power of two up to 4096, not '%s'", arg);
+			lp_err("--mmap-pages expects a power of two up to 4096, not '%s'", arg);
 			usage_exit(usage, 1);
 		}
 		po->ring_pages = (int)n;
@@ -48,7 +48,7 @@ int profile_opts__parse(struct profile_opts *po, int c, const char *arg,
 	}
 	case 0x200:
 		if (strcmp(arg, "auto") && !lp_facility__find(arg)) {
-			error("unknown sampler '%s' (auto, pebs, ibs or soft)", arg);
+			lp_err("unknown sampler '%s' (auto, pebs, ibs or soft)", arg);
 			usage_exit(usage, 1);
 		}
 		po->sampler = arg;
@@ -63,7 +63,7 @@ int profile_opts__parse(struct profile_opts *po, int c, const char *arg,
 		} else if (!strcmp(arg, "off")) {
 			po->prev_insn = LP_PREV_OFF;
 		} else {
-			error("--prev-insn expects prefer, fallback or off, not '%s'", arg);
+			lp_err("--prev-insn expects prefer, fallback or off, not '%s'", arg);
 			usage_exit(usage, 1);
 		}
 		break;
@@ -87,11 +87,11 @@ static const struct lp_facility_ops *pick_facility(const char *name)
 		memset(&pr, 0, sizeof(pr));
 		f->probe(&pr);
 		if (!pr.usable)
-			die("sampler '%s' is not usable here: %s\n"
+			lp_die("sampler '%s' is not usable here: %s\n"
 			    "hint: 'lociprof list' shows what this machine offers; "
 			    "--sampler auto picks one that works", name, pr.reason);
 		if (!f->setup || !f->decode)
-			die("sampler '%s' cannot sample live in this build", name);
+			lp_die("sampler '%s' cannot sample live in this build", name);
 		return f;
 	}
 	for (i = 0; i < lp_nfacilities; i++) {
@@ -101,7 +101,7 @@ static const struct lp_facility_ops *pick_facility(const char *name)
 		if (f->probe(&pr) == 0 && pr.usable && f->setup && f->decode)
 			return f;
 	}
-	die("no sampling facility works on this machine\n"
+	lp_die("no sampling facility works on this machine\n"
 	    "hint: 'lociprof list' says why each one is unusable");
 }
 
@@ -128,7 +128,7 @@ static void check_program(const char *prog)
 	}
 	errno = ENOENT;
 fail:
-	error("cannot run '%s': %s", prog, strerror(errno));
+	lp_err("cannot run '%s': %s", prog, strerror(errno));
 	exit(127);
 }
 
@@ -141,15 +141,15 @@ struct lp_session *profile__start(const struct profile_opts *po, int argc,
 	int err;
 
 	if (po->pid > 0 && argc > 0) {
-		error("give either -p PID or a program, not both");
+		lp_err("give either -p PID or a program, not both");
 		usage_exit(usage, 1);
 	}
 	if (po->pid <= 0 && argc == 0) {
-		error("no program to profile");
+		lp_err("no program to profile");
 		usage_exit(usage, 1);
 	}
 	if (po->period && po->freq) {
-		error("give either -c PERIOD or -F FREQ, not both");
+		lp_err("give either -c PERIOD or -F FREQ, not both");
 		usage_exit(usage, 1);
 	}
 	if (argc > 0)
@@ -157,7 +157,7 @@ struct lp_session *profile__start(const struct profile_opts *po, int argc,
 	memset(&so, 0, sizeof(so));
 	so.fac = pick_facility(po->sampler);
 	if (po->ldlat && strcmp(so.fac->name, "pebs")) {
-		error("--ldlat needs --sampler pebs (the sampler here is %s)", so.fac->name);
+		lp_err("--ldlat needs --sampler pebs (the sampler here is %s)", so.fac->name);
 		usage_exit(usage, 1);
 	}
 	so.sampling.ldlat = po->ldlat;
@@ -172,7 +172,7 @@ struct lp_session *profile__start(const struct profile_opts *po, int argc,
 	so.verbose = po->verbose;
 	err = session__new(&s, &so);
 	if (err)
-		die("cannot set up profiling with sampler '%s': %s", so.fac->name,
+		lp_die("cannot set up profiling with sampler '%s': %s", so.fac->name,
 		    strerror(-err));
 	if (po->pid > 0)
 		err = session__attach(s, po->pid);
@@ -182,8 +182,8 @@ struct lp_session *profile__start(const struct profile_opts *po, int argc,
 		const char *e = session__error(s);
 
 		if (e[0])
-			die("%s", e);
-		die("cannot %s: %s", po->pid > 0 ? "attach" : "start the program",
+			lp_die("%s", e);
+		lp_die("cannot %s: %s", po->pid > 0 ? "attach" : "start the program",
 		    strerror(-err));
 	}
 	return s;
@@ -213,9 +213,9 @@ int profile__run(struct lp_session *s)
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	if (err && session__error(s)[0])
-		error("%s", session__error(s));
+		lp_err("%s", session__error(s));
 	else if (session__error(s)[0])
-		warning("%s", session__error(s));
+		lp_warn("%s", session__error(s));
 	return err;
 }
 
@@ -302,7 +302,7 @@ void recorder__open(struct recorder *r, const char *path, struct lp_session *s,
 	int err;
 
 	if (!h)
-		die("out of memory");
+		lp_die("out of memory");
 	memset(r, 0, sizeof(*r));
 	r->path = path;
 	if (cpu__read(&ci) == 0) {
@@ -330,7 +330,7 @@ void recorder__open(struct recorder *r, const char *path, struct lp_session *s,
 	err = datafile__create(&r->file, path, h);
 	free(h);
 	if (err)
-		die("cannot create '%s': %s", path, datafile__strerror(err));
+		lp_die("cannot create '%s': %s", path, datafile__strerror(err));
 }
 
 int recorder__sink(void *arg, const struct lp_event *ev, struct lp_actions *acts)
@@ -356,7 +356,7 @@ int recorder__close(struct recorder *r, int quiet)
 	if (!err)
 		err = r->err;
 	if (err) {
-		error("writing '%s' failed: %s; what was written before reads back "
+		lp_err("writing '%s' failed: %s; what was written before reads back "
 		      "up to the failure", r->path, datafile__strerror(err));
 		return err;
 	}

@@ -36,14 +36,14 @@ int reuse_opts__parse(struct reuse_opts *ro, int c, const char *arg,
 		} else if (!strcmp(arg, "line")) {
 			ro->cfg.gran = REUSE_GRAN_LINE;
 		} else {
-			error("--granularity expects address or line, not '%s'", arg);
+			lp_err("--granularity expects address or line, not '%s'", arg);
 			usage_exit(usage, 1);
 		}
 		break;
 	case 0x402:
 		if (sdcm__parse(arg, ro->caches, REUSE_MAX_CACHES, &ro->ncaches,
 				err, sizeof(err))) {
-			error("--cache '%s': %s", arg, err);
+			lp_err("--cache '%s': %s", arg, err);
 			usage_exit(usage, 1);
 		}
 		ro->cache_spec = arg;
@@ -52,7 +52,7 @@ int reuse_opts__parse(struct reuse_opts *ro, int c, const char *arg,
 		ro->cfg.access_rate = strtod(arg, &end);
 		if (end == arg || *end || !(ro->cfg.access_rate > 0) ||
 		    ro->cfg.access_rate > REUSE_MAX_RATE) {
-			error("--access-rate expects accesses per ns in (0, %g], not '%s'",
+			lp_err("--access-rate expects accesses per ns in (0, %g], not '%s'",
 			      REUSE_MAX_RATE, arg);
 			usage_exit(usage, 1);
 		}
@@ -62,7 +62,7 @@ int reuse_opts__parse(struct reuse_opts *ro, int c, const char *arg,
 	case 0x407:
 		ro->cfg.window = (int)parse_ull_opt("--window", arg);
 		if (ro->cfg.window > 1000000) {
-			error("--window expects 0..1000000 reuses, not '%s'", arg);
+			lp_err("--window expects 0..1000000 reuses, not '%s'", arg);
 			usage_exit(usage, 1);
 		}
 		if (!ro->cfg.window)
@@ -72,7 +72,7 @@ int reuse_opts__parse(struct reuse_opts *ro, int c, const char *arg,
 	case 0x405:
 		ro->cfg.nslots = (int)parse_ull_opt("--slots", arg);
 		if (ro->cfg.nslots < 1 || ro->cfg.nslots > 4) {
-			error("--slots expects 1..4, not '%s'", arg);
+			lp_err("--slots expects 1..4, not '%s'", arg);
 			usage_exit(usage, 1);
 		}
 		break;
@@ -122,11 +122,11 @@ int reuse_opts__output(struct reuse_opts *ro, struct reuse_report *r)
 	if (!ro->json || strcmp(ro->json, "-"))
 		reuse_report__print(r, stdout);
 	if (ro->json && (err = reuse_report__json(r, ro->json))) {
-		error("cannot write '%s': %s", ro->json, strerror(-err));
+		lp_err("cannot write '%s': %s", ro->json, strerror(-err));
 		ret = 128;
 	}
 	if (ro->svg && (err = reuse_report__svg(r, ro->svg))) {
-		error("cannot write SVG files to '%s': %s", ro->svg, strerror(-err));
+		lp_err("cannot write SVG files to '%s': %s", ro->svg, strerror(-err));
 		ret = 128;
 	}
 	return ret;

@@ -22,7 +22,7 @@ static void vreport(const char *prefix, const char *fmt, va_list ap)
 	fputc('\n', stderr);
 }
 
-void error(const char *fmt, ...)
+void lp_err(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -31,7 +31,7 @@ void error(const char *fmt, ...)
 	va_end(ap);
 }
 
-void warning(const char *fmt, ...)
+void lp_warn(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -40,7 +40,7 @@ void warning(const char *fmt, ...)
 	va_end(ap);
 }
 
-void die(const char *fmt, ...)
+void lp_die(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -58,7 +58,7 @@ unsigned long long parse_ull_opt(const char *opt, const char *val)
 	errno = 0;
 	v = strtoull(val, &end, 0);
 	if (errno || end == val || *end || *val == '-') {
-		error("option '%s' expects a non-negative integer, not '%s'", opt, val);
+		lp_err("option '%s' expects a non-negative integer, not '%s'", opt, val);
 		exit(129);
 	}
 	return v;

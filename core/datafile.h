@@ -13,7 +13,7 @@
  *	datafile__open(&f, "lociprof.data", &hdr);
  *	while ((ret = datafile__read(f, &ev)) > 0)
  *		...;
- *	if (ret < 0) error("%s", datafile__strerror(ret));
+ *	if (ret < 0) lp_err("%s", datafile__strerror(ret));
  *	datafile__close(f);
  */
 #ifndef LP_DATAFILE_H
