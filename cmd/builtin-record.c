@@ -1,46 +1,58 @@
 // SPDX-License-Identifier: GPL-2.0
 /* lociprof record: save the event stream of a run for script and report. */
 #include <errno.h>
+#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cmd/builtin.h"
+#include "cmd/options.h"
 #include "cmd/profile.h"
 
-const char record_usage[] =
+static const char record_head[] =
 	"usage: lociprof record [-o FILE] [options] [--] <program> [<args>]\n"
 	"\n"
 	"Run a program (or attach with -p) and save every thread's memory samples,\n"
 	"mappings and thread starts and exits to a data file (default lociprof.data,\n"
 	"mode 0600; an existing one is kept as FILE.old). Read it back with\n"
-	"'lociprof script -i FILE'.\n"
-	"\n"
-	"    -o, --output FILE     data file (default lociprof.data)\n"
-	PROFILE_USAGE_OPTS
-	"    -h, --help            show this help\n";
+	"'lociprof script -i FILE' or 'lociprof report -i FILE'.\n"
+	"\n";
+
+static const struct lp_opt record_opts[] = {
+	{ "output", 'o', "FILE", "data file (default lociprof.data)", LP_OPT_STR,
+	  offsetof(struct profile_opts, output) },
+	{ NULL },
+};
+
+static int record_groups(struct profile_opts *po, struct lp_optgroup *g)
+{
+	g[0] = (struct lp_optgroup){ .opts = record_opts, .obj = po };
+	g[1] = (struct lp_optgroup){ .opts = profile_options, .obj = po };
+	return 2;
+}
+
+void record_usage(FILE *f)
+{
+	struct lp_optgroup g[2];
+
+	lp_opts__usage(f, g, record_groups(NULL, g), record_head, NULL);
+}
 
 int cmd_record(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		PROFILE_LONG_OPTS,
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct lp_optgroup g[2];
 	struct profile_opts po;
 	struct recorder rec;
 	struct lp_session *s;
-	int c, code;
+	int code, ng;
 
 	profile_opts__init(&po);
-	while ((c = getopt_long(argc, argv, "+" PROFILE_SHORT_OPTS "h", opts, NULL)) != -1) {
-		if (c == 'h')
-			usage_exit(record_usage, 0);
-		if (!profile_opts__parse(&po, c, optarg, record_usage))
-			usage_exit(record_usage, 1);
-	}
-	s = profile__start(&po, argc - optind, argv + optind, 0, record_usage);
+	ng = record_groups(&po, g);
+	optind = lp_opts__parse(argc, argv, g, ng, record_head, NULL);
+	s = profile__start(&po, argc - optind, argv + optind, 0);
 	recorder__open(&rec, po.output ? po.output : "lociprof.data", s,
-		       argc - optind, argv + optind, NULL);
+		       argc - optind, argv + optind, "", "");
 	session__add_sink(s, recorder__sink, &rec);
 	if (profile__run(s) == -ENOEXEC) {	/* exec failed: said why */
 		recorder__close(&rec, 1);

@@ -1,223 +1,266 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lociprof report: replay a data file through an analysis, exactly as the
- * live run fed it, and print the analysis's report.
+ * lociprof report: replay a data file through the analysis that recorded
+ * it, with the settings it recorded, and print that analysis's report as
+ * the live command did. A shell over the analysis descriptors.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/analyses.h"
 #include "cmd/builtin.h"
-#include "cmd/comdetect-report.h"
-#include "cmd/reuse-report.h"
-#include "core/comdetect.h"
-#include "core/reuse.h"
 #include "core/datafile.h"
+#include "core/session.h"
+#include "cmd/profile.h"
 #include "core/symbols.h"
 
-const char report_usage[] =
+#define MAX_AN	8
+#define MAX_RPT	32
+
+static const char report_head[] =
 	"usage: lociprof report [-i FILE] [options]\n"
 	"\n"
 	"Replay a data file saved with -o (or by lociprof record) through the\n"
-	"analysis that recorded it (comdetect or reuse; comdetect for a file of\n"
-	"lociprof record) and print its report, as the live command would.\n"
-	"\n"
-	"    -i, --input FILE      data file (default lociprof.data)\n"
-	COMDETECT_OPTS_USAGE
-	"\nreuse recordings (lociprof reuse -o) also take:\n"
-	"        --cache SPEC      model these caches (default: the recording machine's)\n"
-	"        --access-rate N   memory accesses per ns of thread CPU time\n"
-	"        --global-rate     one estimated rate for every reuse\n"
-	"        --no-chain        time every reuse (no counting along samples)\n"
-	"        --window N        reuses per footprint window (default 8; 0: all)\n"
-	"    -h, --help            show this help\n";
+	"analysis that recorded it, with the settings it recorded (a file of\n"
+	"lociprof record replays through comdetect), and print its report, as the\n"
+	"live command did.\n"
+	"\n";
 
-/* Replay a reuse recording: same configuration, same decisions, same result. */
-/* What a replay learns beside the analysis's result. */
-struct replay_info {
-	u64 samples, samples_addr, cpu_ns;
-	u32 pid;
+struct report_opts {
+	const char *input;
 };
 
-/*
- * Feed every event of @f to @an in the recorded order, as the live run did;
- * its actions were executed then and their traps are in the file. Returns
- * 0, or 1 after saying that a damaged file was reported up to the damage.
- */
-static int replay(struct lp_datafile *f, struct lp_analysis *an,
-		  struct lp_symbols *syms, const char *input, struct replay_info *ri)
+static const struct lp_opt report_opts[] = {
+	{ "input", 'i', "FILE", "data file (default lociprof.data)", LP_OPT_STR, 0 },
+	{ NULL },
+};
+
+struct report_groups {
+	struct lp_optgroup g[2 + MAX_AN];
+	struct lp_opt out[8];
+	struct lp_opt rpt[MAX_AN][MAX_RPT];
+	char title[MAX_AN][64];
+	int n;
+};
+
+/* -i, the output options, and each analysis's replay options as its own group. */
+static void report_groups(struct report_groups *rg, struct report_opts *ro, struct lp_output *out,
+			  void **obj)
+{
+	int i, j, k;
+
+	rg->g[0] = (struct lp_optgroup){ .opts = report_opts, .obj = ro };
+	rg->g[1] = (struct lp_optgroup){ .opts = analysis__output_opts(
+		"lines or pairs to show (default: the analysis's)", 1,
+		"write SVG pictures (heat maps, histograms)", rg->out),
+					 .obj = out };
+	rg->n = 2;
+	for (i = 0; lp_analyses[i] && i < MAX_AN; i++) {
+		const struct lp_analysis_desc *d = lp_analyses[i];
+
+		for (j = k = 0; d->opts[j].name && k < MAX_RPT - 1; j++)
+			if (d->opts[j].flags & LP_OPT_RPT)
+				rg->rpt[i][k++] = d->opts[j];
+		rg->rpt[i][k] = (struct lp_opt){ NULL };
+		if (!k)
+			continue;
+		snprintf(rg->title[i], sizeof(rg->title[i]), "%s recordings also take:", d->name);
+		rg->g[rg->n++] = (struct lp_optgroup){ .opts = rg->rpt[i], .obj = obj ? obj[i] : NULL,
+						       .title = rg->title[i], .owner = d->name };
+	}
+}
+
+void report_usage(FILE *f)
+{
+	struct report_groups rg;
+	struct report_opts ro;
+	struct lp_output out;
+
+	report_groups(&rg, &ro, &out, NULL);
+	lp_opts__usage(f, rg.g, rg.n, report_head, NULL);
+}
+
+/* TEMPORARY until session__replay lands. */
+static int replay_tmp(struct lp_datafile *f, struct lp_analysis *an, struct lp_run *run,
+		      const struct lp_data_header *h)
 {
 	struct lp_actions acts = { 0 };
 	struct lp_event ev;
-	int ret, code = 0;
+	int ret;
 
-	memset(ri, 0, sizeof(*ri));
+	run->sampler = h->facility;
+	run->period_unit = h->period_unit;
+	run->period = h->period;
+	run->sync = !!(h->sampling_flags & LP_DATA_SAMPLING_SIGTRAP);
 	while ((ret = datafile__read(f, &ev)) > 0) {
 		switch (ev.type) {
 		case LP_EV_MMAP:
-			symbols__add_mmap(syms, &ev.mmap);
+			symbols__add_mmap(run->syms, &ev.mmap);
 			break;
 		case LP_EV_THREAD_START:
-			if (!ri->pid)
-				ri->pid = ev.thread.pid;
+			if (!run->pid)
+				run->pid = ev.thread.pid;
 			break;
 		case LP_EV_THREAD_EXIT:
-			ri->cpu_ns += ev.thread.cpu_ns;
+			run->cpu_ns += ev.thread.cpu_ns;
 			break;
 		case LP_EV_SAMPLE:
-			ri->samples++;
-			ri->samples_addr += ev.sample.noaddr == LP_NOADDR_NONE;
+			run->samples++;
+			run->samples_addr += ev.sample.noaddr == LP_NOADDR_NONE;
 			break;
 		}
 		an->event(an, &ev, &acts);
 		lp_actions__reset(&acts);
 	}
-	if (ret < 0) {
-		lp_err("'%s': %s after %llu events; reporting what was read", input,
-		      datafile__strerror(ret), (unsigned long long)datafile__nr_events(f));
-		code = 1;
-	}
 	if (an->finish)
 		an->finish(an);
 	lp_actions__exit(&acts);
-	return code;
+	return ret;
 }
 
-static int report_reuse(struct lp_datafile *f, struct lp_data_header *h,
-			struct reuse_opts *ro, const struct comdetect_opts *co,
-			const char *input, const char *cmdline)
+/* The recorded analysis and its settings; 0, or an exit code after saying why. */
+static int load_settings(const struct lp_data_header *h, const char *input,
+			 const struct lp_analysis_desc **dp, void *opts[])
 {
-	struct reuse_report r;
-	struct lp_symbols *syms;
-	struct replay_info ri;
-	struct reuse *ru;
-	int ret, code;
+	const struct lp_analysis_desc *d = lp_analyses[0];
+	char name[sizeof(h->analysis)];
+	const char *suffix;
+	int i;
 
-	/* options both analyses take were parsed into the comdetect ones */
-	ro->json = co->json;
-	ro->svg = co->svg;
-	ro->color = co->color;
-	if (co->top != 5)
-		ro->top = co->top;
-	{
-		struct comdetect_config def;
-
-		comdetect__config_init(&def);
-		if (co->cfg.seed != def.seed)	/* --seed given */
-			ro->cfg.seed = co->cfg.seed;
+	snprintf(name, sizeof(name), "%s", h->analysis);
+	name[strcspn(name, ",")] = '\0';
+	suffix = h->analysis + strlen(name);
+	for (i = 0; name[0] && lp_analyses[i]; i++)
+		if (!strcmp(lp_analyses[i]->name, name))
+			break;
+	if (name[0] && !lp_analyses[i]) {
+		lp_err("'%s' was recorded by analysis '%s', which this lociprof does not have",
+		       input, h->analysis);
+		return 1;
 	}
-	ro->cfg.topo = ro->cfg.shared ? &h->topo : NULL;
-	ru = reuse__new(&ro->cfg);
-	syms = symbols__new();
-	if (!ru || !syms)
-		lp_die("cannot set up the analysis: %s", strerror(errno));
-	code = replay(f, reuse__analysis(ru), syms, input, &ri);
-	memset(&r, 0, sizeof(r));
-	r.res = reuse__result(ru);
-	if (!r.res)
-		lp_die("out of memory building the result");
-	r.syms = syms;
-	r.pid = ri.pid;
-	r.sampler = h->facility;
-	r.period_unit = h->period_unit;
-	r.period = h->period;
-	r.command = cmdline;
-	r.samples = ri.samples;
-	r.samples_addr = ri.samples_addr;
-	r.cpu_ns = ri.cpu_ns;
-	r.sync = !!(h->sampling_flags & LP_DATA_SAMPLING_SIGTRAP);
-	reuse_opts__caches(ro, &h->topo, &r);
-	ret = reuse_opts__output(ro, &r);
-	reuse__delete(ru);
-	symbols__delete(syms);
-	return code ? code : ret;
+	if (name[0])
+		d = lp_analyses[i];
+	else
+		i = 0;
+	*dp = d;
+	if (*suffix && (!d->legacy || d->legacy(opts[i], suffix))) {
+		lp_err("'%s': cannot read the recorded settings '%s'", input, h->analysis);
+		return 1;
+	}
+	if (analysis__decode(d, opts[i], h->config)) {
+		lp_err("'%s': its recorded settings '%s' do not apply", input, h->config);
+		return 1;
+	}
+	return 0;
+}
+
+/* The input file named on the command line, before the settings are known. */
+static const char *find_input(int argc, char **argv)
+{
+	struct report_groups rg;
+	struct report_opts ro = { "lociprof.data" };
+	struct lp_output out;
+	void *scratch[MAX_AN];
+	int i;
+
+	for (i = 0; lp_analyses[i]; i++) {
+		scratch[i] = calloc(1, lp_analyses[i]->opts_size);
+		if (!scratch[i])
+			lp_die("out of memory");
+		lp_analyses[i]->opts_init(scratch[i]);
+	}
+	analysis__output_init(&out);
+	report_groups(&rg, &ro, &out, scratch);
+	if (lp_opts__parse(argc, argv, rg.g, rg.n, report_head, NULL) < argc) {
+		lp_err("report takes no program: it replays a data file");
+		lp_opts__usage_exit(rg.g, rg.n, report_head, NULL, 1);
+	}
+	for (i = 0; lp_analyses[i]; i++)
+		free(scratch[i]);	/* lp_analyses' opts own nothing yet */
+	return ro.input;
 }
 
 int cmd_report(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "input", required_argument, NULL, 'i' },
-		COMDETECT_LONG_OPTS,
-		{ "cache", required_argument, NULL, 0x402 },
-		{ "access-rate", required_argument, NULL, 0x403 },
-		{ "global-rate", no_argument, NULL, 0x406 },
-		{ "window", required_argument, NULL, 0x407 },
-		{ "no-chain", no_argument, NULL, 0x408 },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *input = "lociprof.data";
-	struct comdetect_opts co;
-	struct reuse_opts ro;
-	struct comdetect_report r;
+	const struct lp_analysis_desc *d;
 	struct lp_data_header *h;
-	struct replay_info ri;
-	struct lp_symbols *syms;
+	struct report_groups rg;
+	struct report_opts ro;
+	struct lp_output out;
+	struct lp_analysis *an;
 	struct lp_datafile *f;
-	struct comdetect *cd;
-	char cmdline[1024] = "";
+	struct lp_run run;
+	void *opts[MAX_AN] = { 0 };
 	const char *args[64];
-	int c, ret, i, n, code;
+	char *cmdline;
+	size_t len = 1;
+	int i, n, ret, code = 0;
 
-	comdetect_opts__init(&co);
-	reuse_opts__init(&ro);
-	while ((c = getopt_long(argc, argv, "+i:" COMDETECT_SHORT_OPTS "h", opts, NULL)) != -1) {
-		if (c == 'i')
-			input = optarg;
-		else if (c == 'h')
-			usage_exit(report_usage, 0);
-		else if (c == 0x402 || c == 0x403 || (c >= 0x406 && c <= 0x408))
-			reuse_opts__parse(&ro, c, optarg, report_usage);
-		else if (!comdetect_opts__parse(&co, c, optarg, report_usage))
-			usage_exit(report_usage, 1);
-	}
-	if (optind < argc)
-		usage_exit(report_usage, 1);
+	ro.input = find_input(argc, argv);
 	h = calloc(1, sizeof(*h));
 	if (!h)
 		lp_die("out of memory");
-	ret = datafile__open(&f, input, h);
+	ret = datafile__open(&f, ro.input, h);
 	if (ret) {
-		lp_err("cannot read '%s': %s", input, datafile__strerror(ret));
+		lp_err("cannot read '%s': %s", ro.input, datafile__strerror(ret));
 		free(h);
 		return 1;
 	}
-	if (!strncmp(h->analysis, "reuse", 5)) {
-		n = datafile__get_argv(h, args, ARRAY_SIZE(args));
-		for (i = 0; i < n; i++)
-			snprintf(cmdline + strlen(cmdline), sizeof(cmdline) - strlen(cmdline),
-				 "%s%s", i ? " " : "", args[i]);
-		if (reuse__analysis_parse(h->analysis, &ro.cfg))
-			lp_warn("unknown analysis '%s': replaying as reuse", h->analysis);
-		ret = report_reuse(f, h, &ro, &co, input, cmdline);
-		datafile__close(f);
-		free(h);
-		return ret;
+	for (i = 0; lp_analyses[i]; i++) {
+		opts[i] = calloc(1, lp_analyses[i]->opts_size);
+		if (!opts[i])
+			lp_die("out of memory");
+		lp_analyses[i]->opts_init(opts[i]);
 	}
-	cd = comdetect__new(&co.cfg);
-	syms = symbols__new();
-	if (!cd || !syms)
+	if ((code = load_settings(h, ro.input, &d, opts)))
+		goto out;
+	/* the command line overrides what was recorded, for this analysis only */
+	analysis__output_init(&out);
+	report_groups(&rg, &ro, &out, opts);
+	for (i = 2; i < rg.n; i++)
+		rg.g[i].off = strcmp(rg.g[i].owner, d->name) != 0;
+	lp_opts__parse(argc, argv, rg.g, rg.n, report_head, NULL);
+	if ((out.csv && !d->csv) || (out.svg && !d->svg)) {
+		lp_err("%s results have no %s output", d->name, out.csv ? "--csv" : "--svg");
+		code = 129;
+		goto out;
+	}
+	for (i = 0; lp_analyses[i] != d; i++)
+		;
+	memset(&run, 0, sizeof(run));
+	run.topo = &h->topo;
+	run.syms = symbols__new();
+	an = d->new(opts[i], &run);
+	if (!an || !run.syms)
 		lp_die("cannot set up the analysis: %s", strerror(errno));
-	code = replay(f, comdetect__analysis(cd), syms, input, &ri);
+	ret = replay_tmp(f, an, &run, h);
+	if (ret < 0) {
+		lp_err("'%s': %s after %llu events; reporting what was read", ro.input,
+		       datafile__strerror(ret), (unsigned long long)datafile__nr_events(f));
+		code = 1;
+	}
 	n = datafile__get_argv(h, args, ARRAY_SIZE(args));
 	for (i = 0; i < n; i++)
-		snprintf(cmdline + strlen(cmdline), sizeof(cmdline) - strlen(cmdline), "%s%s",
-			 i ? " " : "", args[i]);
-	memset(&r, 0, sizeof(r));
-	r.syms = syms;
-	r.pid = ri.pid;
-	r.sampler = h->facility;
-	r.period_unit = h->period_unit;
-	r.period = h->period;
-	r.command = cmdline;
-	r.samples = ri.samples;
-	r.samples_addr = ri.samples_addr;
-	r.cpu_ns = ri.cpu_ns;
-	ret = comdetect_opts__output(&co, cd, &r);
+		len += strlen(args[i]) + 1;
+	cmdline = calloc(1, len);
+	if (!cmdline)
+		lp_die("out of memory");
+	for (i = 0; i < n; i++)
+		snprintf(cmdline + strlen(cmdline), len - strlen(cmdline), "%s%s", i ? " " : "", args[i]);
+	run.command = cmdline;
+	for (i = 0; lp_analyses[i] != d; i++)
+		;
+	ret = analysis__output(d, opts[i], &run, &out);
+	code = code ? code : ret;
+	d->delete(opts[i]);
+	symbols__delete(run.syms);
+	free(cmdline);
+out:
+	for (i = 0; lp_analyses[i]; i++)
+		free(opts[i]);
 	datafile__close(f);
-	comdetect__delete(cd);
-	symbols__delete(syms);
 	free(h);
-	return code ? code : ret;
+	return code;
 }

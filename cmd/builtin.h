@@ -10,7 +10,8 @@
 struct lp_cmd {
 	const char *name;
 	int (*fn)(int argc, char **argv);
-	const char *usage;
+	const char *usage;		/* a fixed text, or */
+	void (*usage_fn)(FILE *f);	/* one generated from an option table */
 	const char *summary;
 };
 
@@ -33,22 +34,18 @@ unsigned long long parse_ull_opt(const char *opt, const char *val);
 int cmd_list(int argc, char **argv);
 int cmd_test(int argc, char **argv);
 int cmd_record(int argc, char **argv);
-int cmd_comdetect(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_pesbench(int argc, char **argv);
-int cmd_reuse(int argc, char **argv);
 int cmd_script(int argc, char **argv);
 
+void record_usage(FILE *f);
+void report_usage(FILE *f);
 extern const char list_usage[];
 extern const char test_usage[];
-extern const char record_usage[];
-extern const char comdetect_usage[];
-extern const char report_usage[];
 extern const char compare_usage[];
 extern const char pebs_ibs_compare_usage[];
 extern const char pesbench_usage[];
-extern const char reuse_usage[];
 extern const char script_usage[];
 
 #endif

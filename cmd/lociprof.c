@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cmd/analyses.h"
 #include "cmd/builtin.h"
 
 #ifndef LP_VERSION
@@ -17,17 +18,15 @@
 const char lp_version_string[] = LP_VERSION;
 
 const struct lp_cmd lp_commands[] = {
-	{ "list", cmd_list, list_usage, "Show sampling facilities, debug registers, kernel features, caches" },
-	{ "test", cmd_test, test_usage, "Run self tests on this machine" },
-	{ "comdetect", cmd_comdetect, comdetect_usage, "Show which threads communicate through which cache lines" },
-	{ "compare", cmd_compare, compare_usage, "Compare two results: matrix or histogram similarity" },
-	{ "reuse", cmd_reuse, reuse_usage, "Show reuse-distance histograms of private and shared caches" },
-	{ "report", cmd_report, report_usage, "Replay a data file through an analysis and print its report" },
-	{ "pebs-ibs-compare", cmd_pesbench, pebs_ibs_compare_usage, "Characterize the precise sampling facilities (PEBS, IBS, soft)" },
-	{ "pesbench", cmd_pesbench, pesbench_usage, "Alias of pebs-ibs-compare" },
-	{ "record", cmd_record, record_usage, "Run a program and save its memory samples to a data file" },
-	{ "script", cmd_script, script_usage, "Print the events of a data file, one per line" },
-	{ NULL, NULL, NULL, NULL },
+	{ "list", cmd_list, list_usage, NULL, "Show sampling facilities, debug registers, kernel features, caches" },
+	{ "test", cmd_test, test_usage, NULL, "Run self tests on this machine" },
+	{ "compare", cmd_compare, compare_usage, NULL, "Compare two results: matrix or histogram similarity" },
+	{ "report", cmd_report, NULL, report_usage, "Replay a data file through an analysis and print its report" },
+	{ "pebs-ibs-compare", cmd_pesbench, pebs_ibs_compare_usage, NULL, "Characterize the precise sampling facilities (PEBS, IBS, soft)" },
+	{ "pesbench", cmd_pesbench, pesbench_usage, NULL, "Alias of pebs-ibs-compare" },
+	{ "record", cmd_record, NULL, record_usage, "Run a program and save its memory samples to a data file" },
+	{ "script", cmd_script, script_usage, NULL, "Print the events of a data file, one per line" },
+	{ NULL, NULL, NULL, NULL, NULL },
 };
 
 static const char lociprof_usage[] =
@@ -36,10 +35,13 @@ static const char lociprof_usage[] =
 static void print_help(FILE *f)
 {
 	const struct lp_cmd *c;
+	int i;
 
 	fputs(lociprof_usage, f);
 	fputs("\nlociprof shows how data moves between the threads of a program and how\n"
 	      "well they reuse their caches.\n\nCommands:\n", f);
+	for (i = 0; lp_analyses[i]; i++)
+		fprintf(f, "   %-18s %s\n", lp_analyses[i]->name, lp_analyses[i]->summary);
 	for (c = lp_commands; c->name; c++)
 		fprintf(f, "   %-18s %s\n", c->name, c->summary);
 	fputs("\nSee 'lociprof help <command>' or 'lociprof <command> -h'.\n", f);
@@ -80,25 +82,33 @@ static int show_man(const char *name)
 
 static int cmd_help(int argc, char **argv)
 {
+	const struct lp_analysis_desc *an;
 	const struct lp_cmd *c;
 
 	if (argc < 2) {
 		print_help(stdout);
 		return 0;
 	}
+	an = analysis__find(argv[1]);
 	c = find_cmd(argv[1]);
-	if (!c) {
+	if (!c && !an) {
 		lp_err("'%s' is not a lociprof command. See 'lociprof --help'.", argv[1]);
 		return 129;
 	}
-	show_man(c->name);
+	show_man(argv[1]);
 	/* no terminal or no man: the usage is the short form of the page */
-	fputs(c->usage, stdout);
+	if (an)
+		analysis__usage(an, stdout);
+	else if (c->usage_fn)
+		c->usage_fn(stdout);
+	else
+		fputs(c->usage, stdout);
 	return 0;
 }
 
 int main(int argc, char **argv)
 {
+	const struct lp_analysis_desc *an;
 	const struct lp_cmd *c;
 
 	if (argc < 2) {
@@ -121,16 +131,19 @@ int main(int argc, char **argv)
 		return 129;
 	}
 	c = find_cmd(argv[1]);
-	if (!c) {
+	an = analysis__find(argv[1]);
+	if (!c && !an) {
 		lp_err("'%s' is not a lociprof command. See 'lociprof --help'.", argv[1]);
 		return 129;
 	}
 	{
 		static char name[64];
 
-		snprintf(name, sizeof(name), "lociprof %s", c->name);
+		snprintf(name, sizeof(name), "lociprof %s", argv[1]);
 		lp_cmd_name = name;
 		argv[1] = name;	/* getopt's messages name the command */
 	}
+	if (an)
+		return analysis__cmd(an, argc - 1, argv + 1);
 	return c->fn(argc - 1, argv + 1);
 }

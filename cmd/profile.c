@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "cmd/builtin.h"
+#include "cmd/options.h"
 #include "cmd/profile.h"
 #include "core/cpu.h"
 #include "core/datafile.h"
@@ -28,53 +30,63 @@ void profile_opts__init(struct profile_opts *po)
 	po->prev_insn = LP_PREV_PREFER;
 }
 
-int profile_opts__parse(struct profile_opts *po, int c, const char *arg,
-			const char *usage)
+static int parse_sampler(void *obj, const char *arg)
 {
-	switch (c) {
-	case 'p': po->pid = (pid_t)parse_ull_opt("--pid", arg); break;
-	case 'o': po->output = arg; break;
-	case 'c': po->period = parse_ull_opt("--count", arg); break;
-	case 'F': po->freq = parse_ull_opt("--freq", arg); break;
-	case 'm': {
-		unsigned long long n = parse_ull_opt("--mmap-pages", arg);
+	struct profile_opts *po = obj;
 
-		if (!n || (n & (n - 1)) || n > 4096) {
-			lp_err("--mmap-pages expects a power of two up to 4096, not '%s'", arg);
-			usage_exit(usage, 1);
-		}
-		po->ring_pages = (int)n;
-		break;
+	if (strcmp(arg, "auto") && !lp_facility__find(arg)) {
+		lp_err("unknown sampler '%s' (auto, pebs, ibs or soft)", arg);
+		return -EINVAL;
 	}
-	case 0x200:
-		if (strcmp(arg, "auto") && !lp_facility__find(arg)) {
-			lp_err("unknown sampler '%s' (auto, pebs, ibs or soft)", arg);
-			usage_exit(usage, 1);
-		}
-		po->sampler = arg;
-		break;
-	case 0x201: po->sync = 1; break;
-	case 0x202: po->sync = 0; break;
-	case 0x203:
-		if (!strcmp(arg, "prefer")) {
-			po->prev_insn = LP_PREV_PREFER;
-		} else if (!strcmp(arg, "fallback")) {
-			po->prev_insn = LP_PREV_FALLBACK;
-		} else if (!strcmp(arg, "off")) {
-			po->prev_insn = LP_PREV_OFF;
-		} else {
-			lp_err("--prev-insn expects prefer, fallback or off, not '%s'", arg);
-			usage_exit(usage, 1);
-		}
-		break;
-	case 0x205: po->follow_fork = 1; break;
-	case 0x206: po->ldlat = (int)parse_ull_opt("--ldlat", arg); break;
-	case 'v': po->verbose++; break;
-	case 'q': po->quiet = 1; break;
-	default: return 0;
-	}
-	return 1;
+	po->sampler = arg;
+	return 0;
 }
+
+static int parse_pages(void *obj, const char *arg)
+{
+	struct profile_opts *po = obj;
+	unsigned long long n;
+	char *end;
+
+	errno = 0;
+	n = strtoull(arg, &end, 0);
+	if (errno || end == arg || *end || *arg == '-' || !n || (n & (n - 1)) || n > 4096) {
+		lp_err("--mmap-pages expects a power of two up to 4096, not '%s'", arg);
+		return -EINVAL;
+	}
+	po->ring_pages = (int)n;
+	return 0;
+}
+
+static const char *const prev_insn_names[] = {	/* enum lp_prev_insn order */
+	[LP_PREV_OFF] = "off", [LP_PREV_FALLBACK] = "fallback", [LP_PREV_PREFER] = "prefer", NULL,
+};
+
+#define PO(f) offsetof(struct profile_opts, f)
+const struct lp_opt profile_options[] = {
+	{ "pid", 'p', "PID", "attach to every thread of a running process",
+	  LP_OPT_INT, PO(pid), 1, 4194304 },
+	{ "count", 'c', "PERIOD", "sampling period (soft: ns of thread CPU time)", LP_OPT_U64, PO(period) },
+	{ "freq", 'F', "HZ", "sample at this frequency instead of a period", LP_OPT_U64, PO(freq) },
+	{ "sampler", 0, "NAME", "auto|pebs|ibs|soft (auto: pebs, then ibs, then soft)",
+	  LP_OPT_CALL, .parse = parse_sampler },
+	{ "sync", 0, NULL, "hold a sampled thread until its watchpoints are armed", LP_OPT_FLAG, PO(sync) },
+	{ "async", 0, NULL, "arm watchpoints without holding the thread", LP_OPT_CLEAR, PO(sync) },
+	{ "prev-insn", 0, "MODE", "soft: whose access a sample reports: prefer (the\n"
+	  "instruction before the sampled one, where the time\n"
+	  "went, if its address can be recomputed; default),\n"
+	  "fallback (only if the sampled one has none), off", LP_OPT_ENUM, PO(prev_insn),
+	  .names = prev_insn_names },
+	{ "mmap-pages", 'm', "N", "ring buffer data pages per thread (power of 2)",
+	  LP_OPT_CALL, .parse = parse_pages },
+	{ "follow-fork", 0, NULL, "trace forked child processes too", LP_OPT_FLAG, PO(follow_fork) },
+	{ "ldlat", 0, "CYCLES", "pebs: sample loads slower than CYCLES, with the\n"
+	  "full data source (load-latency event)", LP_OPT_INT, PO(ldlat), 0, 65535 },
+	{ "verbose", 'v', NULL, "more detail, including per-reason sample counts", LP_OPT_COUNT, PO(verbose) },
+	{ "quiet", 'q', NULL, "print only errors (files asked for are still written)",
+	  LP_OPT_FLAG, PO(quiet) },
+	{ NULL },
+};
 
 static const struct lp_facility_ops *pick_facility(const char *name)
 {
@@ -132,25 +144,28 @@ fail:
 	exit(127);
 }
 
+/* A usage error: say why and where the options are; exit 129 like getopt's. */
+__attribute__((noreturn)) static void usage_error(const char *why)
+{
+	lp_err("%s (see '%s -h')", why, lp_cmd_name);
+	exit(129);
+}
+
 struct lp_session *profile__start(const struct profile_opts *po, int argc,
-				  char **argv, int default_sync,
-				  const char *usage)
+				  char **argv, int default_sync)
 {
 	struct lp_session_opts so;
 	struct lp_session *s;
 	int err;
 
 	if (po->pid > 0 && argc > 0) {
-		lp_err("give either -p PID or a program, not both");
-		usage_exit(usage, 1);
+		usage_error("give either -p PID or a program, not both");
 	}
 	if (po->pid <= 0 && argc == 0) {
-		lp_err("no program to profile");
-		usage_exit(usage, 1);
+		usage_error("no program to profile");
 	}
 	if (po->period && po->freq) {
-		lp_err("give either -c PERIOD or -F FREQ, not both");
-		usage_exit(usage, 1);
+		usage_error("give either -c PERIOD or -F FREQ, not both");
 	}
 	if (argc > 0)
 		check_program(argv[0]);
@@ -158,10 +173,9 @@ struct lp_session *profile__start(const struct profile_opts *po, int argc,
 	so.fac = pick_facility(po->sampler);
 	if (po->ldlat && strcmp(so.fac->name, "pebs")) {
 		lp_err("--ldlat needs --sampler pebs (the sampler here is %s)", so.fac->name);
-		usage_exit(usage, 1);
+		exit(129);
 	}
 	so.sampling.ldlat = po->ldlat;
-	so.sampling.counters = po->counters;
 	so.sampling.period = po->period;
 	so.sampling.freq = po->freq;
 	so.sync = po->sync >= 0 ? po->sync : default_sync;
@@ -293,7 +307,7 @@ int profile__exit_code(const struct lp_session *s, const struct profile_opts *po
 }
 
 void recorder__open(struct recorder *r, const char *path, struct lp_session *s,
-		    int argc, char **argv, const char *analysis)
+		    int argc, char **argv, const char *analysis, const char *config)
 {
 	struct lp_data_header *h = calloc(1, sizeof(*h));
 	const struct lp_facility_ops *fac = session__facility(s);
@@ -326,7 +340,8 @@ void recorder__open(struct recorder *r, const char *path, struct lp_session *s,
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	h->start_perf_time = (u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 	topology__read(&h->topo, NULL);
-	snprintf(h->analysis, sizeof(h->analysis), "%s", analysis ? analysis : "");
+	snprintf(h->analysis, sizeof(h->analysis), "%s", analysis);
+	snprintf(h->config, sizeof(h->config), "%s", config);
 	err = datafile__create(&r->file, path, h);
 	free(h);
 	if (err)

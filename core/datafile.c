@@ -252,6 +252,7 @@ static void header_serialize(struct wb *w, const struct lp_data_header *h)
 			wb_u64(w, c->cpus.bits[j]);
 	}
 	wb_str(w, h->analysis, sizeof(h->analysis) - 1);	/* since 1.1 */
+	wb_str(w, h->config, sizeof(h->config) - 1);		/* since 1.2 */
 }
 
 static int header_parse(struct rd *r, struct lp_data_header *h)
@@ -324,6 +325,8 @@ static int header_parse(struct rd *r, struct lp_data_header *h)
 	}
 	if (!r->bad && r->end - r->p >= 4)	/* 1.0 headers end here */
 		rd_str(r, h->analysis, sizeof(h->analysis));
+	if (!r->bad && r->end - r->p >= 4)	/* 1.1 headers end here */
+		rd_str(r, h->config, sizeof(h->config));
 	return r->bad ? -EBADMSG : 0;
 }
 

@@ -23,7 +23,7 @@
 
 #define LP_DATA_MAGIC		"LOCIPROF"
 #define LP_DATA_VERSION_MAJOR	1
-#define LP_DATA_VERSION_MINOR	1	/* 1.1: lp_thread.cpu_ns, header analysis */
+#define LP_DATA_VERSION_MINOR	2	/* 1.1: lp_thread.cpu_ns, header analysis; 1.2: config */
 #define LP_DATA_VERSION		((LP_DATA_VERSION_MAJOR << 16) | LP_DATA_VERSION_MINOR)
 
 /*
@@ -40,6 +40,7 @@
 #define LP_DATA_SAMPLING_WATCHPOINTS	(1ull << 2)	/* watchpoints were armed */
 
 #define LP_DATA_CMDLINE_MAX	4096
+#define LP_DATA_CONFIG_MAX	1024
 /* Largest record payload a reader accepts. */
 #define LP_DATA_MAX_RECORD	(1u << 20)
 
@@ -67,6 +68,11 @@ struct lp_data_header {
 	struct lp_topology topo;
 	/* the analysis that ran live ("comdetect", "reuse"), "" for record */
 	char analysis[32];
+	/*
+	 * Its settings, "name=value name=value" (the option names of the
+	 * analysis), so that report reproduces the run with no flags. Since 1.2.
+	 */
+	char config[LP_DATA_CONFIG_MAX];
 };
 
 /* Fill h->argc/cmdline from @argv. 0, or -E2BIG if it does not fit. */

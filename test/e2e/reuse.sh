@@ -131,8 +131,8 @@ else
 fi
 
 # --- record, replay, outputs
-"$LOCIPROF" reuse -q --stdio -o "$TMP/r.data" --json "$TMP/rl.json" --svg "$TMP/svg" \
-	"$RIB" --threads 2 --outer 1 --a 10 --b 10 --c 10 --d 10 --e 10 $LONG > "$TMP/r.txt"
+"$LOCIPROF" reuse --stdio -o "$TMP/r.data" --json "$TMP/rl.json" --svg "$TMP/svg" \
+	"$RIB" --threads 2 --outer 1 --a 10 --b 10 --c 10 --d 10 --e 10 $LONG > "$TMP/r.txt" 2>/dev/null
 "$LOCIPROF" report -i "$TMP/r.data" --json "$TMP/rp.json" > /dev/null
 same=$(python3 -c "
 import json,sys

@@ -31,6 +31,17 @@ for c in $cmds; do
 	syn=$(awk '/^\.SH SYNOPSIS/{s=1;next} /^\.SH/{s=0} s' "$page" | sed -E 's/^\.(B|I|BR|IR|RB|RI|nf|fi|PP|br)( |$)//; s/\\-/-/g; s/\\fB|\\fI|\\fR|\\fP//g' | grep -v '^$' | tr '\n' ' ' | sed 's/  */ /g; s/ $//')
 	use=$("$LOCIPROF" "$c" -h | head -n1 | sed 's/^usage: //')
 	if [ "$syn" = "$use" ]; then ok "$c man SYNOPSIS matches -h"; else fail "$c man SYNOPSIS matches -h" "man: '$syn' vs -h: '$use'"; fi
+	# every option of -h is a tag of the man page's OPTIONS, and every tag is in -h
+	hopts=$("$LOCIPROF" "$c" -h | grep -oE '^ +(-[A-Za-z0-9], )?--[a-z][a-z0-9-]*' | grep -oE -- '--[a-z][a-z0-9-]*' | grep -vx -- '--help' | sort -u)
+	# (the tag lines of OPTIONS: the line after each .TP)
+	mopts=$(awk '/^\.SH OPTIONS/{s=1;next} /^\.SH/{s=0} s && t {print; t=0} s && /^\.TP/{t=1}' "$page" | sed 's/\\-/-/g' | grep -oE -- '--[a-z][a-z0-9-]*' | grep -vx -- '--help' | sort -u)
+	if [ -z "$hopts" ] && [ -z "$mopts" ]; then
+		ok "$c has no long options, nor does its man page"
+	elif [ "$hopts" = "$mopts" ]; then
+		ok "$c man OPTIONS lists every option of -h ($(echo $hopts | wc -w))"
+	else
+		fail "$c man OPTIONS lists every option of -h" "only in -h: $(comm -23 <(echo "$hopts") <(echo "$mopts") | tr '\n' ' '); only in man: $(comm -13 <(echo "$hopts") <(echo "$mopts") | tr '\n' ' ')"
+	fi
 	if command -v man >/dev/null && man -l "$page" >/dev/null 2>"$TMP/err" && [ ! -s "$TMP/err" ]; then
 		ok "$c man page renders"
 	else

@@ -35,6 +35,8 @@ static void fill_header(struct lp_data_header *h)
 	h->period = 250000;
 	strcpy(h->period_unit, "ns");
 	h->sampling_flags = LP_DATA_SAMPLING_WATCHPOINTS;
+	strcpy(h->analysis, "reuse");
+	strcpy(h->config, "shared-cache=1 granularity=line window=0 seed=5");
 	datafile__set_cmdline(h, 4, argv);
 	h->start_time = 1700000000123456789ULL;
 	h->start_perf_time = 987654321;
@@ -209,6 +211,8 @@ LP_TEST(test_datafile_header_roundtrip, "datafile: header with machine, run, cmd
 	TEST_ASSERT(!strcmp(out->facility, "soft"), "facility");
 	TEST_ASSERT(out->period == 250000 && !strcmp(out->period_unit, "ns"), "period");
 	TEST_ASSERT(out->sampling_flags == LP_DATA_SAMPLING_WATCHPOINTS, "flags");
+	TEST_ASSERT(!strcmp(out->analysis, "reuse") && !strcmp(out->config, in->config),
+		    "analysis %.20s, settings %.60s", out->analysis, out->config);
 	TEST_ASSERT(out->start_time == 1700000000123456789ULL, "start time");
 	TEST_ASSERT(out->start_perf_time == 987654321, "perf time");
 	TEST_ASSERT(datafile__get_argv(out, argv, 8) == 4, "argc");
@@ -248,7 +252,7 @@ LP_TEST(test_datafile_wire_format, "datafile: preamble and a LOST record are lai
 {
 	static const unsigned char want_pre[16] = {
 		'L', 'O', 'C', 'I', 'P', 'R', 'O', 'F',
-		0x01, 0x00, 0x01, 0x00,		/* version 1.1: 0x00010001 */
+		0x02, 0x00, 0x01, 0x00,		/* version 1.2: 0x00010002 */
 		0x00, 0x00, 0x00, 0x00,		/* flags: raw */
 	};
 	static const unsigned char want_lost[8 + 32] = {

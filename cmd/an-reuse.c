@@ -1,0 +1,433 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The reuse analysis descriptor (cmd/analyses.h): reuse-distance
+ * histograms of each thread's private caches or of the shared cache
+ * (ReuseTracker), or exact ones from a trace. The analysis is
+ * core/reuse.c, the exact engine core/reuse-exact.c, the printers
+ * cmd/reuse-report.c.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/analyses.h"
+#include "cmd/builtin.h"
+#include "cmd/reuse-report.h"
+#include "core/reuse-exact.h"
+#include "core/reuse.h"
+#include "core/trace.h"
+
+struct an_reuse {
+	struct reuse_config cfg;
+	const char *cache_spec;			/* --cache */
+	struct sdcm_cache caches[REUSE_MAX_CACHES];
+	int ncaches;
+	const char *trace;			/* --trace */
+	struct reuse *ru;
+	struct reuse_report r;
+};
+
+static void ru_init(void *opts)
+{
+	struct an_reuse *a = opts;
+
+	memset(a, 0, sizeof(*a));
+	reuse__config_init(&a->cfg);
+}
+
+static int ru_nslots(const void *opts)
+{
+	return ((const struct an_reuse *)opts)->cfg.nslots;
+}
+
+/* Caches to model: --cache, else @topo's (may be NULL). */
+static void ru_caches(struct an_reuse *a, const struct lp_topology *topo)
+{
+	int lvl, n = a->ncaches;
+
+	a->r.caches = a->caches;
+	a->r.cache_source = n ? "--cache" : NULL;
+	if (n || !topo)
+		goto out;
+	/* the data/unified caches of the first CPU, by level */
+	for (lvl = 1; lvl <= topology__llc_level(topo) && n < REUSE_MAX_CACHES; lvl++) {
+		const struct lp_cache *c = topology__cache_of(topo, lvl,
+							      lp_cpuset__first(&topo->caches[0].cpus));
+
+		if (!c || c->size == 0 || c->ways <= 0 || c->line_size != LP_CACHE_LINE)
+			continue;
+		snprintf(a->caches[n].name, SDCM_NAME_MAX, "L%d", lvl);
+		a->caches[n].size = c->size;
+		a->caches[n].ways = (u32)c->ways;
+		a->caches[n].line = (u32)c->line_size;
+		n++;
+	}
+	a->ncaches = n;
+	a->r.cache_source = n ? "sysfs" : NULL;
+out:
+	a->r.ncaches = a->ncaches;
+}
+
+/* The printers' view of @run: the header, the result is already in r.res. */
+static void ru_header(struct an_reuse *a, const struct lp_run *run)
+{
+	struct reuse_report *r = &a->r;
+
+	r->syms = run->syms;
+	r->pid = run->pid;
+	r->sampler = run->sampler;
+	r->period_unit = run->period_unit;
+	r->period = run->period;
+	r->command = run->command;
+	r->samples = run->samples;
+	r->samples_addr = run->samples_addr;
+	r->cpu_ns = run->cpu_ns;
+	r->sync = run->sync;
+	ru_caches(a, run->topo);
+}
+
+/* ---- --trace: the exact engine, no program ---------------------------- */
+
+/* The exact engine's per-thread results as a reuse result. */
+static int exact_result(struct reuse_exact *re, const struct an_reuse *a,
+			struct reuse_result *res, struct reuse_thread **thr)
+{
+	int i, n = reuse_exact__nr_threads(re);
+
+	memset(res, 0, sizeof(*res));
+	*thr = calloc(n ? n : 1, sizeof(**thr));
+	if (!*thr)
+		return -ENOMEM;
+	res->shared = a->cfg.shared;
+	res->gran = a->cfg.gran;
+	reuse_hist__init(&res->time, REUSE_TIME, a->cfg.gran);
+	reuse_hist__init(&res->stack, REUSE_STACK, a->cfg.gran);
+	for (i = 0; i < n; i++) {
+		const struct reuse_exact_thread *e = reuse_exact__thread(re, i);
+		struct reuse_thread *t = &(*thr)[i];
+
+		t->tid = e->tid;
+		t->samples = e->accesses;
+		t->reuses = e->reuses;
+		t->invalidations = e->inval_misses;
+		t->cold = e->cold;
+		t->cross_thread = e->cross_thread;
+		t->time = e->time;
+		t->stack = e->stack;
+		res->reuses += e->reuses;
+		res->invalidations += e->inval_misses;
+		res->cold += e->cold;
+		res->cross_thread += e->cross_thread;
+		reuse_hist__merge(&res->time, &e->time);
+		reuse_hist__merge(&res->stack, &e->stack);
+	}
+	res->nthreads = n;
+	res->threads = *thr;
+	res->access_rate = 0;
+	return 0;
+}
+
+extern const struct lp_analysis_desc reuse_desc;
+
+static int ru_trace(void *opts, const struct lp_output *out, int argc, char **argv)
+{
+	struct reuse_exact_opts eo;
+	struct an_reuse *a = opts;
+	struct reuse_thread *thr = NULL;
+	struct lp_topology *topo = NULL;
+	struct reuse_result res;
+	struct reuse_exact *re;
+	struct trace_access ac;
+	struct trace *t;
+	double size_sum = 0;
+	char err[512];
+	u64 n = 0;
+	int ret;
+
+	(void)argv;
+	if (!a->trace)
+		return -1;
+	if (argc > 0) {
+		lp_err("--trace reads a trace: give no program and no -p");
+		exit(129);
+	}
+	if (trace__open(&t, a->trace, err, sizeof(err)) < 0) {
+		lp_err("%s", err);
+		return 1;
+	}
+	eo = (struct reuse_exact_opts){
+		.mode = a->cfg.shared ? REUSE_EXACT_SHARED : REUSE_EXACT_PER_THREAD,
+		.gran = a->cfg.gran,
+	};
+	ret = reuse_exact__new(&eo, &re);
+	if (ret)
+		lp_die("cannot set up the exact engine: %s", strerror(-ret));
+	while ((ret = trace__next(t, &ac, err, sizeof(err))) > 0) {
+		ret = reuse_exact__access(re, ac.tid, ac.addr, ac.op == TRACE_WRITE, NULL);
+		if (ret) {
+			snprintf(err, sizeof(err), "%s: %s", a->trace, strerror(-ret));
+			break;
+		}
+		size_sum += ac.size ? ac.size : 8;
+		n++;
+	}
+	trace__close(t);
+	if (ret < 0) {
+		lp_err("%s", err);
+		reuse_exact__delete(re);
+		return 1;
+	}
+	if (exact_result(re, a, &res, &thr))
+		lp_die("out of memory");
+	res.mean_access_size = n ? size_sum / (double)n : 0;
+	memset(&a->r, 0, sizeof(a->r));
+	a->r.res = &res;
+	a->r.sampler = "exact";
+	a->r.period_unit = "";
+	a->r.command = a->trace;
+	a->r.samples = n;
+	a->r.samples_addr = n;
+	a->r.sync = -1;
+	a->r.exact = 1;
+	if (!a->ncaches) {
+		topo = calloc(1, sizeof(*topo));
+		if (topo && topology__read(topo, NULL)) {
+			free(topo);
+			topo = NULL;
+		}
+	}
+	ru_caches(a, topo);
+	{
+		struct lp_run none = { .sampler = "exact", .sync = -1 };
+
+		ret = analysis__output(&reuse_desc, a, &none, out);
+	}
+	free(topo);
+	free(thr);
+	reuse_exact__delete(re);
+	return ret;
+}
+
+/* ---- live and replayed runs ------------------------------------------- */
+
+static struct lp_analysis *ru_new(void *opts, const struct lp_run *run)
+{
+	struct an_reuse *a = opts;
+
+	a->cfg.topo = a->cfg.shared ? run->topo : NULL;
+	a->ru = reuse__new(&a->cfg);
+	return a->ru ? reuse__analysis(a->ru) : NULL;
+}
+
+static int ru_result(void *opts, const struct lp_run *run)
+{
+	struct an_reuse *a = opts;
+	int err;
+
+	if (a->r.exact)		/* --trace: built by ru_trace */
+		return 0;
+	err = reuse__finish(a->ru);
+	if (err)
+		return err;
+	memset(&a->r, 0, sizeof(a->r));
+	a->r.res = reuse__result(a->ru);
+	if (!a->r.res)
+		return -ENOMEM;
+	ru_header(a, run);
+	return 0;
+}
+
+static void ru_delete(void *opts)
+{
+	struct an_reuse *a = opts;
+
+	reuse__delete(a->ru);
+	a->ru = NULL;
+}
+
+static struct reuse_report *ru_report(void *opts, const struct lp_output *out)
+{
+	struct an_reuse *a = opts;
+
+	a->r.top = out->top;
+	a->r.color = out->color;
+	return &a->r;
+}
+
+static void ru_print(void *opts, const struct lp_run *run, const struct lp_output *out, FILE *f)
+{
+	(void)run;
+	reuse_report__print(ru_report(opts, out), f);
+}
+
+static int ru_json(void *opts, const struct lp_run *run, const struct lp_output *out, const char *path)
+{
+	(void)run;
+	return reuse_report__json(ru_report(opts, out), path);
+}
+
+static int ru_svg(void *opts, const struct lp_run *run, const struct lp_output *out, const char *dir)
+{
+	(void)run;
+	return reuse_report__svg(ru_report(opts, out), dir);
+}
+
+/* ---- options ---------------------------------------------------------- */
+
+static int parse_cache(void *opts, const char *arg)
+{
+	struct an_reuse *a = opts;
+	char err[256];
+
+	if (sdcm__parse(arg, a->caches, REUSE_MAX_CACHES, &a->ncaches, err, sizeof(err))) {
+		lp_err("--cache '%s': %s", arg, err);
+		return -EINVAL;
+	}
+	a->cache_spec = arg;
+	return 0;
+}
+
+/* Recorded as "estimate" when no rate was given. */
+static int parse_rate(void *opts, const char *arg)
+{
+	struct an_reuse *a = opts;
+	char *end;
+	double v;
+
+	if (!strcmp(arg, "estimate")) {
+		a->cfg.access_rate = 0;
+		return 0;
+	}
+	v = strtod(arg, &end);
+	if (end == arg || *end || !(v > 0) || v > REUSE_MAX_RATE) {
+		lp_err("--access-rate expects accesses per ns in (0, %g], not '%s'", REUSE_MAX_RATE, arg);
+		return -EINVAL;
+	}
+	a->cfg.access_rate = v;
+	return 0;
+}
+
+static void format_rate(const void *opts, char *buf, size_t len)
+{
+	const struct an_reuse *a = opts;
+
+	if (a->cfg.access_rate > 0)
+		snprintf(buf, len, "%.17g", a->cfg.access_rate);
+	else
+		snprintf(buf, len, "estimate");
+}
+
+static int parse_window(void *opts, const char *arg)
+{
+	struct an_reuse *a = opts;
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (errno || end == arg || *end || *arg == '-' || v > 1000000) {
+		lp_err("--window expects 0..1000000 reuses, not '%s'", arg);
+		return -EINVAL;
+	}
+	a->cfg.window = v ? (int)v : -1;	/* 0: the whole run */
+	return 0;
+}
+
+static void format_window(const void *opts, char *buf, size_t len)
+{
+	const struct an_reuse *a = opts;
+
+	snprintf(buf, len, "%d", a->cfg.window < 0 ? 0 : a->cfg.window);
+}
+
+static const char *const gran_names[] = {
+	[REUSE_GRAN_ADDR] = "address", [REUSE_GRAN_LINE] = "line", NULL,
+};
+
+#define RU(f) offsetof(struct an_reuse, f)
+static const struct lp_opt ru_opts[] = {
+	{ "shared-cache", 0, NULL, "reuse in the last-level cache shared by threads\n"
+	  "(default: each thread's private caches)", LP_OPT_FLAG, RU(cfg.shared), .flags = LP_OPT_CFG },
+	{ "granularity", 0, "G", "address (default) or line: unit of the distances",
+	  LP_OPT_ENUM, RU(cfg.gran), .names = gran_names, .flags = LP_OPT_CFG },
+	{ "cache", 0, "SPEC", "model these caches, e.g. L1=48K:12,L2=2M:16\n"
+	  "(default: the recording machine's, from sysfs)", LP_OPT_CALL, .parse = parse_cache,
+	  .flags = LP_OPT_RPT },
+	{ "access-rate", 0, "N", "memory accesses per ns of thread CPU time, to turn\n"
+	  "reuse times into accesses (default: estimated)", LP_OPT_CALL,
+	  .parse = parse_rate, .format = format_rate, .flags = LP_OPT_CFG | LP_OPT_RPT },
+	{ "global-rate", 0, NULL, "one estimated rate for every reuse (default: each\n"
+	  "reuse's local rate where its interval has one)", LP_OPT_FLAG, RU(cfg.global_rate),
+	  .flags = LP_OPT_CFG | LP_OPT_RPT },
+	{ "no-chain", 0, NULL, "time every reuse by thread CPU time x rate (default:\n"
+	  "count along the thread's samples in between)", LP_OPT_FLAG, RU(cfg.no_chain),
+	  .flags = LP_OPT_CFG | LP_OPT_RPT },
+	{ "window", 0, "N", "reuses per footprint conversion window (default 8;\n"
+	  "0: the whole run at once)", LP_OPT_CALL, .parse = parse_window, .format = format_window,
+	  .flags = LP_OPT_CFG | LP_OPT_RPT },
+	{ "slots", 0, "N", "watchpoint slots (debug registers) used, 1-4", LP_OPT_INT,
+	  RU(cfg.nslots), 1, 4, .flags = LP_OPT_CFG },
+	{ "seed", 0, "N", "seed of the reservoir sampling", LP_OPT_U64, RU(cfg.seed),
+	  .flags = LP_OPT_CFG },
+	{ "trace", 0, "FILE", "exact histograms of this access trace; no program", LP_OPT_STR, RU(trace) },
+	{ NULL },
+};
+
+/* Recordings before data-file 1.2 named their settings in the analysis: "reuse,shared,line,seed=N". */
+static int ru_legacy(void *opts, const char *suffix)
+{
+	struct an_reuse *a = opts;
+	const char *p;
+
+	for (p = suffix; *p == ','; ) {
+		size_t n;
+
+		p++;
+		n = strcspn(p, ",");
+		if (n == 6 && !strncmp(p, "shared", 6))
+			a->cfg.shared = 1;
+		else if (n == 4 && !strncmp(p, "line", 4))
+			a->cfg.gran = REUSE_GRAN_LINE;
+		else if (!strncmp(p, "slots=", 6))
+			a->cfg.nslots = atoi(p + 6);
+		else if (!strncmp(p, "seed=", 5))
+			a->cfg.seed = strtoull(p + 5, NULL, 10);
+		else
+			return -EINVAL;
+		p += n;
+	}
+	return *p ? -EINVAL : 0;
+}
+
+const struct lp_analysis_desc reuse_desc = {
+	.name = "reuse",
+	.summary = "Show reuse-distance histograms of private and shared caches",
+	.head = "usage: lociprof reuse [options] [--] <program> [<args>]\n"
+		"   or: lociprof reuse --trace FILE [options]\n"
+		"\n"
+		"Run a program (or attach with -p) and show how far apart its threads reuse\n"
+		"data: stack reuse-distance histograms of each thread's private caches (or,\n"
+		"with --shared-cache, of the last-level cache the threads share), cache-line\n"
+		"invalidations by other threads, predicted hit rates of each cache level,\n"
+		"the miss-ratio curve and the source lines behind the reuses. With --trace,\n"
+		"compute the exact histograms of a lociprof-trace(5) file instead.\n"
+		"\n",
+	.top_help = "use->reuse pairs to show (default 10)",
+	.svg_help = "write histograms and the miss-ratio curve as SVG",
+	.default_top = 10,
+	.default_sync = 1,	/* the sampled thread's own reuse can come right away */
+	.opts = ru_opts,
+	.opts_size = sizeof(struct an_reuse),
+	.opts_init = ru_init,
+	.nslots = ru_nslots,
+	.run_alone = ru_trace,
+	.legacy = ru_legacy,
+	.new = ru_new,
+	.result = ru_result,
+	.delete = ru_delete,
+	.print = ru_print,
+	.json = ru_json,
+	.svg = ru_svg,
+};

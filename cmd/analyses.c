@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The analysis table and what every analysis command shares: options,
+ * the live run, the report header and the printers (cmd/analyses.h).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/analyses.h"
+#include "cmd/builtin.h"
+#include "cmd/profile.h"
+#include "core/datafile.h"
+#include "core/session.h"
+#include "core/symbols.h"
+
+extern const struct lp_analysis_desc comdetect_desc, reuse_desc;
+
+/* One row per analysis. The first is what `report` replays a `record` file with. */
+const struct lp_analysis_desc *const lp_analyses[] = {
+	&comdetect_desc,
+	&reuse_desc,
+	NULL,
+};
+
+const struct lp_analysis_desc *analysis__find(const char *name)
+{
+	int i;
+
+	for (i = 0; lp_analyses[i]; i++)
+		if (!strcmp(lp_analyses[i]->name, name))
+			return lp_analyses[i];
+	return NULL;
+}
+
+#define OUT(f) offsetof(struct lp_output, f)
+static const struct lp_opt output_opts[] = {
+	{ "top", 0, "N", NULL, LP_OPT_INT, OUT(top), 0, 1000000, .flags = LP_OPT_RPT },
+	{ "json", 0, "FILE", "write the result as JSON ('-': stdout only)", LP_OPT_STR, OUT(json),
+	  .flags = LP_OPT_RPT },
+	{ "csv", 0, "DIR", "write the matrices as CSV files", LP_OPT_STR, OUT(csv), .flags = LP_OPT_RPT },
+	{ "svg", 0, "DIR", NULL, LP_OPT_STR, OUT(svg), .flags = LP_OPT_RPT },
+	{ "stdio", 0, NULL, "plain text, no colours", LP_OPT_CLEAR, OUT(color), .flags = LP_OPT_RPT },
+	{ NULL },
+};
+
+const struct lp_opt *analysis__output_opts(const char *top_help, int csv, const char *svg_help,
+					   struct lp_opt *buf)
+{
+	int i, n = 0;
+
+	for (i = 0; output_opts[i].name; i++) {
+		struct lp_opt o = output_opts[i];
+
+		if ((!strcmp(o.name, "csv") && !csv) || (!strcmp(o.name, "svg") && !svg_help))
+			continue;
+		if (!strcmp(o.name, "top"))
+			o.help = top_help;
+		if (!strcmp(o.name, "svg"))
+			o.help = svg_help;
+		buf[n++] = o;
+	}
+	buf[n] = (struct lp_opt){ NULL };
+	return buf;
+}
+
+void analysis__output_init(struct lp_output *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->top = -1;
+	out->color = isatty(STDOUT_FILENO);
+}
+
+int analysis__output(const struct lp_analysis_desc *d, void *opts, const struct lp_run *run,
+		     const struct lp_output *o)
+{
+	struct lp_output out = *o;
+	int err, ret = 0;
+
+	if (out.top < 0)
+		out.top = d->default_top;
+	err = d->result(opts, run);
+	if (err) {
+		lp_err("cannot build the %s result: %s", d->name, strerror(-err));
+		return 128;
+	}
+	if (!out.quiet && (!out.json || strcmp(out.json, "-")))
+		d->print(opts, run, &out, stdout);
+	if (out.json && (err = d->json(opts, run, &out, out.json))) {
+		lp_err("cannot write '%s': %s", out.json, strerror(-err));
+		ret = 128;
+	}
+	if (out.csv && (err = d->csv(opts, run, &out, out.csv))) {
+		lp_err("cannot write CSV files to '%s': %s", out.csv, strerror(-err));
+		ret = 128;
+	}
+	if (out.svg && (err = d->svg(opts, run, &out, out.svg))) {
+		lp_err("cannot write SVG files to '%s': %s", out.svg, strerror(-err));
+		ret = 128;
+	}
+	return ret;
+}
+
+int analysis__encode(const struct lp_analysis_desc *d, void *opts, char *buf, size_t len)
+{
+	struct lp_optgroup g = { .opts = d->opts, .obj = opts };
+
+	return lp_opts__encode(&g, buf, len);
+}
+
+int analysis__decode(const struct lp_analysis_desc *d, void *opts, const char *text)
+{
+	struct lp_optgroup g = { .opts = d->opts, .obj = opts };
+
+	return lp_opts__decode(&g, text);
+}
+
+static const struct lp_opt save_opt[] = {
+	{ "output", 'o', "FILE", "also save the event stream (see lociprof report)",
+	  LP_OPT_STR, offsetof(struct profile_opts, output) },
+	{ NULL },
+};
+
+/* The groups of a live analysis command: its own, the outputs, profiling. */
+static int live_groups(const struct lp_analysis_desc *d, void *opts, struct lp_output *out,
+		       struct profile_opts *po, struct lp_opt *outbuf, struct lp_optgroup *g)
+{
+	g[0] = (struct lp_optgroup){ .opts = d->opts, .obj = opts };
+	g[1] = (struct lp_optgroup){ .opts = analysis__output_opts(d->top_help, !!d->csv, d->svg ? d->svg_help : NULL,
+								   outbuf), .obj = out };
+	g[2] = (struct lp_optgroup){ .opts = save_opt, .obj = po };
+	g[3] = (struct lp_optgroup){ .opts = profile_options, .obj = po };
+	return 4;
+}
+
+void analysis__usage(const struct lp_analysis_desc *d, FILE *f)
+{
+	struct profile_opts po;
+	struct lp_output out;
+	struct lp_opt outbuf[8];
+	struct lp_optgroup g[4];
+	int ng = live_groups(d, NULL, &out, &po, outbuf, g);
+
+	lp_opts__usage(f, g, ng, d->head, d->tail);
+}
+
+/* The report header of a run, for live runs and replays alike. */
+void analysis__run_info(struct lp_run *run, struct lp_session *s, const char *command)
+{
+	const struct lp_session_stats *st = session__stats(s);
+
+	run->pid = session__pid(s);
+	run->sampler = session__facility(s)->name;
+	run->period_unit = session__facility(s)->period_unit;
+	run->period = session__period(s);
+	run->command = command;
+	run->samples = st->samples;
+	run->samples_addr = st->samples_addr;
+	run->cpu_ns = st->cpu_ns;
+	run->sync = session__is_sync(s);
+}
+
+int analysis__cmd(const struct lp_analysis_desc *d, int argc, char **argv)
+{
+	struct lp_opt outbuf[8];
+	struct lp_optgroup g[4];
+	struct profile_opts po;
+	struct lp_output out;
+	struct lp_topology *topo;
+	struct lp_analysis *an;
+	struct recorder rec;
+	struct lp_run run;
+	struct lp_session *s;
+	char pidbuf[32], *command;
+	void *opts;
+	int ng, code, ret;
+
+	opts = calloc(1, d->opts_size);
+	topo = calloc(1, sizeof(*topo));
+	if (!opts || !topo)
+		lp_die("out of memory");
+	d->opts_init(opts);
+	profile_opts__init(&po);
+	analysis__output_init(&out);
+	ng = live_groups(d, opts, &out, &po, outbuf, g);
+	optind = lp_opts__parse(argc, argv, g, ng, d->head, d->tail);
+	out.quiet = po.quiet;
+	if (d->run_alone) {
+		ret = d->run_alone(opts, &out, argc - optind, argv + optind);
+		if (ret >= 0)
+			return ret;
+		if (po.pid > 0 && argc > optind) {
+			lp_err("give either -p PID or a program, not both");
+			exit(129);
+		}
+	}
+	memset(&run, 0, sizeof(run));
+	if (topology__read(topo, NULL) == 0)
+		run.topo = topo;
+	po.nslots = d->nslots(opts);
+	s = profile__start(&po, argc - optind, argv + optind, d->default_sync);
+	run.syms = symbols__new();
+	an = d->new(opts, &run);
+	if (!an || !run.syms)
+		lp_die("cannot set up the analysis: %s", strerror(errno));
+	session__add_sink(s, profile__symbols_sink, run.syms);
+	session__add_analysis(s, an);
+	if (po.output) {
+		char cfg[LP_DATA_CONFIG_MAX];
+
+		if (analysis__encode(d, opts, cfg, sizeof(cfg)))
+			lp_die("cannot record the %s settings", d->name);
+		recorder__open(&rec, po.output, s, argc - optind, argv + optind, d->name, cfg);
+		session__add_sink(s, recorder__sink, &rec);
+	}
+	if (profile__run(s) == -ENOEXEC)
+		return 127;
+	profile__print_stats(s, &po);
+	code = profile__exit_code(s, &po);
+	if (po.output && recorder__close(&rec, po.quiet))
+		code = code ? code : 128;
+	snprintf(pidbuf, sizeof(pidbuf), "pid %d", po.pid);
+	command = po.pid > 0 ? strdup(pidbuf) : profile__join_args(argc - optind, argv + optind);
+	analysis__run_info(&run, s, command);
+	ret = analysis__output(d, opts, &run, &out);
+	d->delete(opts);
+	symbols__delete(run.syms);
+	session__delete(s);
+	free(command);
+	free(topo);
+	free(opts);
+	return code ? code : ret;
+}

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Analysis descriptors: everything a command needs to run one analysis
+ * live, save it, replay it with `report` and print it. `comdetect`,
+ * `reuse` and `report` are shells over this table; adding an analysis is
+ * one new cmd/an-NAME.c with its descriptor plus one row in lp_analyses[]
+ * (Documentation/architecture.md, "Analysis descriptors").
+ */
+#ifndef LP_CMD_ANALYSES_H
+#define LP_CMD_ANALYSES_H
+#include <stdio.h>
+
+#include "cmd/options.h"
+#include "core/analysis.h"
+#include "core/topology.h"
+#include "core/types.h"
+
+struct lp_symbols;
+
+/*
+ * What every report says about the run. Filled in one place
+ * (analysis__run_info) from the session, live or replayed.
+ */
+struct lp_run {
+	struct lp_symbols *syms;
+	u32 pid;
+	const char *sampler;		/* facility name, "exact" for a trace */
+	const char *period_unit;	/* "ns", "events" or "" */
+	u64 period;
+	const char *command;		/* the profiled command line, for titles */
+	u64 samples, samples_addr;
+	u64 cpu_ns;			/* CPU time of the profiled threads */
+	int sync;			/* 1 held, 0 not held, -1 n/a */
+	const struct lp_topology *topo;	/* the recording machine's, or NULL */
+};
+
+/* Output options every analysis takes, live and in report. */
+struct lp_output {
+	int top;			/* -1 until given: the analysis's default */
+	int color;
+	const char *json, *csv, *svg;	/* NULL: not asked for */
+	int quiet;			/* no terminal report */
+};
+
+struct lp_analysis_desc {
+	const char *name;		/* command, and the data file's analysis */
+	const char *summary;		/* one line for `lociprof --help` */
+	const char *head;		/* -h: synopsis line(s) and description */
+	const char *top_help;		/* --top's help ("cache lines to show") */
+	const char *svg_help;		/* --svg's help (what the pictures show) */
+	int default_top;
+	int default_sync;		/* hold a sampled thread by default */
+	/* settings and options: a table over a struct of opts_size bytes */
+	const struct lp_opt *opts;
+	size_t opts_size;
+	void (*opts_init)(void *opts);
+	/* extra -h lines after the options (may be NULL) */
+	const char *tail;
+	/* watchpoint slots per thread the analysis uses */
+	int (*nslots)(const void *opts);
+	/*
+	 * Optional: a run without a program (reuse --trace). Returns an exit
+	 * code, or -1 when the options ask for a live run.
+	 */
+	int (*run_alone)(void *opts, const struct lp_output *out, int argc, char **argv);
+	/* Optional: settings recorded before data-file 1.2 ("reuse,shared"). */
+	int (*legacy)(void *opts, const char *suffix);
+	/* Lifetime: the core analysis for @run; NULL and errno on failure. */
+	struct lp_analysis *(*new)(void *opts, const struct lp_run *run);
+	/* After the stream ended: build the result. 0 or -errno. */
+	int (*result)(void *opts, const struct lp_run *run);
+	void (*delete)(void *opts);
+	/* Printers (NULL: the analysis has no such output, nor its option). */
+	void (*print)(void *opts, const struct lp_run *run, const struct lp_output *out, FILE *f);
+	int (*json)(void *opts, const struct lp_run *run, const struct lp_output *out, const char *path);
+	int (*csv)(void *opts, const struct lp_run *run, const struct lp_output *out, const char *dir);
+	int (*svg)(void *opts, const struct lp_run *run, const struct lp_output *out, const char *dir);
+};
+
+extern const struct lp_analysis_desc *const lp_analyses[];
+const struct lp_analysis_desc *analysis__find(const char *name);
+
+/* The analysis as a command: `lociprof comdetect ...`. Returns the exit code. */
+int analysis__cmd(const struct lp_analysis_desc *d, int argc, char **argv);
+/* Its -h text (lociprof help NAME). */
+void analysis__usage(const struct lp_analysis_desc *d, FILE *f);
+
+/* The output options (--top, --json, [--csv], [--svg], --stdio) in @buf (>= 6 rows). */
+const struct lp_opt *analysis__output_opts(const char *top_help, int csv, const char *svg_help,
+					   struct lp_opt *buf);
+void analysis__output_init(struct lp_output *out);
+/* Print and write what @out asks for; an exit code (0 or 128). */
+int analysis__output(const struct lp_analysis_desc *d, void *opts, const struct lp_run *run,
+		     const struct lp_output *out);
+
+/* The report header of a run (live or replayed session), in one place. */
+struct lp_session;
+void analysis__run_info(struct lp_run *run, struct lp_session *s, const char *command);
+
+/* The analysis settings as recorded in a data file, and back. */
+int analysis__encode(const struct lp_analysis_desc *d, void *opts, char *buf, size_t len);
+int analysis__decode(const struct lp_analysis_desc *d, void *opts, const char *text);
+
+#endif
