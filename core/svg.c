@@ -195,19 +195,29 @@ static double nice_step(double range, int nticks)
 
 /* --------------------------------------------------------------- heatmap */
 
-int svg__heatmap(FILE *f, const struct svg_heatmap *h)
+/* Row or column @i's label: the caller's, else its index. */
+static const char *hm_label(const char *const *labels, int i, char *buf, size_t len)
 {
-	double lo, hi, cell, left, top, pw, ph, cbx, w, ht, lw = 0, cw = 0, tw = 0, absmax;
-	int i, j, k, nmax, values, step_r, step_c;
-	char buf[32], col[8];
+	if (labels && labels[i])
+		return labels[i];
+	snprintf(buf, len, "%d", i);
+	return buf;
+}
 
-	if (!f || !h || h->rows <= 0 || h->cols <= 0 || !h->v)
-		return -EINVAL;
-	nmax = h->rows > h->cols ? h->rows : h->cols;
-	values = h->rows <= 16 && h->cols <= 16;
-	cell = values ? fmin(48, 448.0 / nmax) : fmax(2, 512.0 / nmax);
+/* The heat map's geometry and colour range, computed once. */
+struct hm_layout {
+	double lo, hi, absmax;		/* colour range */
+	double cell, left, top, pw, ph;	/* cells and plot area */
+	double cbx, tw;			/* colour bar x, widest tick label */
+	int values;			/* small map: numbers in the cells */
+	int step_r, step_c;		/* label every step-th row/column */
+};
 
-	lo = hi = NAN;
+static void hm_range(const struct svg_heatmap *h, struct hm_layout *l)
+{
+	double lo = NAN, hi = NAN;
+	int i;
+
 	for (i = 0; i < h->rows * h->cols; i++) {
 		if (isnan(h->v[i]))
 			continue;
@@ -226,48 +236,53 @@ int svg__heatmap(FILE *f, const struct svg_heatmap *h)
 	}
 	if (!(hi > lo))
 		hi = lo + 1;
-	absmax = fmax(fabs(lo), fabs(hi));
+	l->lo = lo;
+	l->hi = hi;
+	l->absmax = fmax(fabs(lo), fabs(hi));
+}
 
-	for (i = 0; i < h->rows; i++) {
-		const char *s = h->row_labels ? h->row_labels[i] : NULL;
+/* Cell size, label widths and steps, margins; returns the picture's size. */
+static void hm_layout(const struct svg_heatmap *h, struct hm_layout *l, double *w, double *ht)
+{
+	double lw = 0, cw = 0;
+	int i, k, nmax = h->rows > h->cols ? h->rows : h->cols;
+	char buf[32];
 
-		if (!s) {
-			snprintf(buf, sizeof(buf), "%d", i);
-			s = buf;
-		}
-		lw = fmax(lw, text_w(s));
-	}
+	l->values = h->rows <= 16 && h->cols <= 16;
+	l->cell = l->values ? fmin(48, 448.0 / nmax) : fmax(2, 512.0 / nmax);
+	hm_range(h, l);
+	for (i = 0; i < h->rows; i++)
+		lw = fmax(lw, text_w(hm_label(h->row_labels, i, buf, sizeof(buf))));
+	l->tw = 0;
 	for (k = 0; k < 3; k++) {
-		fmt_val(lo + (hi - lo) * k / 2, absmax, buf, sizeof(buf));
-		tw = fmax(tw, text_w(buf));
+		fmt_val(l->lo + (l->hi - l->lo) * k / 2, l->absmax, buf, sizeof(buf));
+		l->tw = fmax(l->tw, text_w(buf));
 	}
 	/* a label every step-th row/column (a power of two), none overlapping */
-	for (step_r = 1; step_r * cell < 14; step_r *= 2)
+	for (l->step_r = 1; l->step_r * l->cell < 14; l->step_r *= 2)
 		;
-	for (j = 0; j < h->cols; j++) {
-		const char *s = h->col_labels ? h->col_labels[j] : NULL;
-
-		if (!s) {
-			snprintf(buf, sizeof(buf), "%d", j);
-			s = buf;
-		}
-		cw = fmax(cw, text_w(s));
-	}
-	for (step_c = 1; step_c * cell < cw + 12; step_c *= 2)
+	for (i = 0; i < h->cols; i++)
+		cw = fmax(cw, text_w(hm_label(h->col_labels, i, buf, sizeof(buf))));
+	for (l->step_c = 1; l->step_c * l->cell < cw + 12; l->step_c *= 2)
 		;
-	pw = h->cols * cell;
-	ph = h->rows * cell;
-	left = 16 + 14 + lw + 8;	/* y title, gap, row labels, gap */
-	top = TITLE_Y + 22;
-	cbx = left + pw + 20;
-	w = cbx + 14 + 6 + tw + (h->unit ? 24 : 0) + 12;
-	w = fmax(w, text_w(h->title) * 14 / 12 + 24);
-	ht = top + ph + 16 + (h->x_title ? 20 : 0) + 12;
+	l->pw = h->cols * l->cell;
+	l->ph = h->rows * l->cell;
+	l->left = 16 + 14 + lw + 8;	/* y title, gap, row labels, gap */
+	l->top = TITLE_Y + 22;
+	l->cbx = l->left + l->pw + 20;
+	*w = l->cbx + 14 + 6 + l->tw + (h->unit ? 24 : 0) + 12;
+	*w = fmax(*w, text_w(h->title) * 14 / 12 + 24);
+	*ht = l->top + l->ph + 16 + (h->x_title ? 20 : 0) + 12;
+}
 
-	begin(f, w, ht, h->title);
+static void hm_cells(FILE *f, const struct svg_heatmap *h, const struct hm_layout *l)
+{
+	char buf[32], col[8];
+	int i, j;
+
 	/* thin white gaps between cells, only where cells are big enough */
 	fprintf(f, "<g class=\"cells\"%s>\n",
-		values ? " stroke=\"#ffffff\" stroke-width=\"0.5\"" : " shape-rendering=\"crispEdges\"");
+		l->values ? " stroke=\"#ffffff\" stroke-width=\"0.5\"" : " shape-rendering=\"crispEdges\"");
 	for (i = 0; i < h->rows; i++) {
 		for (j = 0; j < h->cols; j++) {
 			double v = h->v[i * h->cols + j];
@@ -275,12 +290,12 @@ int svg__heatmap(FILE *f, const struct svg_heatmap *h)
 			if (isnan(v))
 				snprintf(col, sizeof(col), "#d9d9d9");
 			else
-				svg__color((v - lo) / (hi - lo), col);
+				svg__color((v - l->lo) / (l->hi - l->lo), col);
 			fprintf(f, "<rect class=\"cell\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
-				"height=\"%.2f\" fill=\"%s\"", left + j * cell, top + i * cell,
-				cell, cell, col);
+				"height=\"%.2f\" fill=\"%s\"", l->left + j * l->cell, l->top + i * l->cell,
+				l->cell, l->cell, col);
 			if (!isnan(v)) {
-				fmt_val(v, absmax, buf, sizeof(buf));
+				fmt_val(v, l->absmax, buf, sizeof(buf));
 				fputs("><title>", f);
 				esc(f, buf);
 				fputs("</title></rect>\n", f);
@@ -290,54 +305,62 @@ int svg__heatmap(FILE *f, const struct svg_heatmap *h)
 		}
 	}
 	fputs("</g>\n", f);
-	if (values) {
-		fprintf(f, "<g class=\"values\" font-size=\"%d\" text-anchor=\"middle\">\n",
-			cell >= 40 ? 11 : 9);
-		for (i = 0; i < h->rows; i++) {
-			for (j = 0; j < h->cols; j++) {
-				double v = h->v[i * h->cols + j];
+}
 
-				if (isnan(v))
-					continue;
-				svg__color((v - lo) / (hi - lo), col);
-				fmt_val(v, absmax, buf, sizeof(buf));
-				fprintf(f, "<text x=\"%.2f\" y=\"%.2f\" fill=\"%s\">",
-					left + (j + 0.5) * cell, top + (i + 0.5) * cell + 4,
-					luminance(col) < 0.35 ? "#ffffff" : "#222222");
-				esc(f, buf);
-				fputs("</text>\n", f);
-			}
+/* The numbers in the cells of a small map, dark or light against the cell. */
+static void hm_values(FILE *f, const struct svg_heatmap *h, const struct hm_layout *l)
+{
+	char buf[32], col[8];
+	int i, j;
+
+	fprintf(f, "<g class=\"values\" font-size=\"%d\" text-anchor=\"middle\">\n",
+		l->cell >= 40 ? 11 : 9);
+	for (i = 0; i < h->rows; i++) {
+		for (j = 0; j < h->cols; j++) {
+			double v = h->v[i * h->cols + j];
+
+			if (isnan(v))
+				continue;
+			svg__color((v - l->lo) / (l->hi - l->lo), col);
+			fmt_val(v, l->absmax, buf, sizeof(buf));
+			fprintf(f, "<text x=\"%.2f\" y=\"%.2f\" fill=\"%s\">",
+				l->left + (j + 0.5) * l->cell, l->top + (i + 0.5) * l->cell + 4,
+				luminance(col) < 0.35 ? "#ffffff" : "#222222");
+			esc(f, buf);
+			fputs("</text>\n", f);
 		}
-		fputs("</g>\n", f);
 	}
+	fputs("</g>\n", f);
+}
+
+/* Frame, row labels on the left, column labels below, axis titles. */
+static void hm_labels(FILE *f, const struct svg_heatmap *h, const struct hm_layout *l)
+{
+	char buf[32];
+	int i;
+
 	fprintf(f, "<path class=\"frame\" d=\"M%.2f %.2fH%.2fV%.2fH%.2fZ\" fill=\"none\" "
-		"stroke=\"%s\" stroke-width=\"1\"/>\n", left, top, left + pw, top + ph, left,
-		AXIS_COLOR);
-	/* row labels on the left, column labels below */
-	for (i = 0; i < h->rows; i += step_r) {
-		const char *s = h->row_labels ? h->row_labels[i] : NULL;
-
-		if (!s) {
-			snprintf(buf, sizeof(buf), "%d", i);
-			s = buf;
-		}
-		text(f, "rowlabel", left - 6, top + (i + 0.5) * cell + 4, "end", 0, s);
-	}
-	for (j = 0; j < h->cols; j += step_c) {
-		const char *s = h->col_labels ? h->col_labels[j] : NULL;
-
-		if (!s) {
-			snprintf(buf, sizeof(buf), "%d", j);
-			s = buf;
-		}
-		text(f, "collabel", left + (j + 0.5) * cell, top + ph + 15, "middle", 0, s);
-	}
+		"stroke=\"%s\" stroke-width=\"1\"/>\n", l->left, l->top, l->left + l->pw,
+		l->top + l->ph, l->left, AXIS_COLOR);
+	for (i = 0; i < h->rows; i += l->step_r)
+		text(f, "rowlabel", l->left - 6, l->top + (i + 0.5) * l->cell + 4, "end", 0,
+		     hm_label(h->row_labels, i, buf, sizeof(buf)));
+	for (i = 0; i < h->cols; i += l->step_c)
+		text(f, "collabel", l->left + (i + 0.5) * l->cell, l->top + l->ph + 15, "middle", 0,
+		     hm_label(h->col_labels, i, buf, sizeof(buf)));
 	if (h->x_title)
-		text(f, "xtitle", left + pw / 2, top + ph + 34, "middle", 0, h->x_title);
+		text(f, "xtitle", l->left + l->pw / 2, l->top + l->ph + 34, "middle", 0, h->x_title);
 	if (h->y_title)
-		text(f, "ytitle", 18, top + ph / 2, "middle", -90, h->y_title);
+		text(f, "ytitle", 18, l->top + l->ph / 2, "middle", -90, h->y_title);
+}
 
-	/* colour bar: the same stops as a gradient, top = max */
+/* The colour bar: the same stops as a gradient, top = max, three ticks. */
+static void hm_colorbar(FILE *f, const struct svg_heatmap *h, const struct hm_layout *l)
+{
+	double cbx = l->cbx, top = l->top, ph = l->ph;
+	char buf[32];
+	int k;
+
 	fputs("<defs><linearGradient id=\"scale\" x1=\"0\" y1=\"1\" x2=\"0\" y2=\"0\">\n", f);
 	for (k = 0; k < NSTOPS; k++)
 		fprintf(f, "<stop offset=\"%.4f\" stop-color=\"#%02x%02x%02x\"/>\n",
@@ -349,12 +372,28 @@ int svg__heatmap(FILE *f, const struct svg_heatmap *h)
 	for (k = 0; k < 3; k++) {
 		double y = top + ph - ph * k / 2;
 
-		fmt_val(lo + (hi - lo) * k / 2, absmax, buf, sizeof(buf));
+		fmt_val(l->lo + (l->hi - l->lo) * k / 2, l->absmax, buf, sizeof(buf));
 		fprintf(f, "<path d=\"M%.2f %.2fh4\" stroke=\"%s\"/>\n", cbx + 14, y, AXIS_COLOR);
 		text(f, "cbtick", cbx + 20, y + 4, "start", 0, buf);
 	}
 	if (h->unit)
-		text(f, "unit", cbx + 14 + 6 + tw + 14, top + ph / 2, "middle", -90, h->unit);
+		text(f, "unit", cbx + 14 + 6 + l->tw + 14, top + ph / 2, "middle", -90, h->unit);
+}
+
+int svg__heatmap(FILE *f, const struct svg_heatmap *h)
+{
+	struct hm_layout l;
+	double w, ht;
+
+	if (!f || !h || h->rows <= 0 || h->cols <= 0 || !h->v)
+		return -EINVAL;
+	hm_layout(h, &l, &w, &ht);
+	begin(f, w, ht, h->title);
+	hm_cells(f, h, &l);
+	if (l.values)
+		hm_values(f, h, &l);
+	hm_labels(f, h, &l);
+	hm_colorbar(f, h, &l);
 	return end(f);
 }
 
