@@ -603,15 +603,25 @@ static int point_ok(const struct svg_series *s, int i)
 	return s->x[i] > 0 && isfinite(s->x[i]) && isfinite(s->y[i]);
 }
 
-int svg__lines(FILE *f, const struct svg_lines *l)
-{
-	struct yaxis ya;
-	double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
-	double left, top = TITLE_Y + 22, pw = 480, ph = 300, w, ht, legw;
-	int s, i, e, lo2, hi2, step, npts = 0;
+/* A log2 x axis: whole powers of two, a tick every step-th, ends on ticks. */
+struct xaxis {
+	int lo2, hi2, step;
+	double left, pw;
+};
 
-	if (!f || !l || l->nseries < 1 || l->nseries > SVG_MAX_SERIES || !l->series)
-		return -EINVAL;
+static double xpix(const struct xaxis *xa, double x)
+{
+	return xa->left + (log2(x) - xa->lo2) / (double)(xa->hi2 - xa->lo2) * xa->pw;
+}
+
+/* The data's bounds over every valid point; 0, or -EINVAL for a bad series. */
+static int lines_bounds(const struct svg_lines *l, double *xmin, double *xmax,
+			double *ymin, double *ymax)
+{
+	int s, i, npts = 0;
+
+	*xmin = *ymin = INFINITY;
+	*xmax = *ymax = -INFINITY;
 	for (s = 0; s < l->nseries; s++) {
 		const struct svg_series *se = &l->series[s];
 
@@ -620,30 +630,106 @@ int svg__lines(FILE *f, const struct svg_lines *l)
 		for (i = 0; i < se->n; i++) {
 			if (!point_ok(se, i))
 				continue;
-			xmin = fmin(xmin, se->x[i]);
-			xmax = fmax(xmax, se->x[i]);
-			ymin = fmin(ymin, se->y[i]);
-			ymax = fmax(ymax, se->y[i]);
+			*xmin = fmin(*xmin, se->x[i]);
+			*xmax = fmax(*xmax, se->x[i]);
+			*ymin = fmin(*ymin, se->y[i]);
+			*ymax = fmax(*ymax, se->y[i]);
 			npts++;
 		}
 	}
 	if (!npts) {
-		xmin = 1;
-		xmax = 2;
-		ymin = 0;
-		ymax = 1;
+		*xmin = 1;
+		*xmax = 2;
+		*ymin = 0;
+		*ymax = 1;
 	}
-	/* x: whole powers of two, a tick every step-th, axis ends on ticks */
-	lo2 = (int)floor(log2(xmin) + 1e-9);
-	hi2 = (int)ceil(log2(xmax) - 1e-9);
-	/* at most 12 ticks: every 2^1, 2^2, 2^4 (4K 64K 1M) or 2^10 (1K 1M 1G) */
-	for (step = 1; (hi2 - lo2) / step > 12; )
-		step = step == 4 ? 10 : step * 2;
-	lo2 = (int)floor((double)lo2 / step) * step;
-	hi2 = (int)ceil((double)hi2 / step) * step;
-	if (hi2 <= lo2)
-		hi2 = lo2 + step;
+	return 0;
+}
 
+static void xaxis_range(struct xaxis *xa, double xmin, double xmax)
+{
+	int step;
+
+	xa->lo2 = (int)floor(log2(xmin) + 1e-9);
+	xa->hi2 = (int)ceil(log2(xmax) - 1e-9);
+	/* at most 12 ticks: every 2^1, 2^2, 2^4 (4K 64K 1M) or 2^10 (1K 1M 1G) */
+	for (step = 1; (xa->hi2 - xa->lo2) / step > 12; )
+		step = step == 4 ? 10 : step * 2;
+	xa->step = step;
+	xa->lo2 = (int)floor((double)xa->lo2 / step) * step;
+	xa->hi2 = (int)ceil((double)xa->hi2 / step) * step;
+	if (xa->hi2 <= xa->lo2)
+		xa->hi2 = xa->lo2 + step;
+}
+
+static void draw_xaxis(FILE *f, const struct xaxis *xa, const struct yaxis *ya, const char *title)
+{
+	double left = xa->left, pw = xa->pw;
+	int e, step = xa->step;
+
+	fprintf(f, "<path class=\"axis\" d=\"M%.2f %.2fH%.2f\" stroke=\"%s\"/>\n", left, ya->bottom,
+		left + pw, AXIS_COLOR);
+	for (e = xa->lo2; e <= xa->hi2; e++) {
+		double x = left + (double)(e - xa->lo2) / (xa->hi2 - xa->lo2) * pw;
+		char buf[24];
+
+		if ((e % step + step) % step) {		/* minor tick */
+			fprintf(f, "<path d=\"M%.2f %.2fv3\" stroke=\"%s\"/>\n", x, ya->bottom,
+				AXIS_COLOR);
+			continue;
+		}
+		if (e > xa->lo2)
+			fprintf(f, "<path class=\"grid\" d=\"M%.2f %.2fV%.2f\" stroke=\"%s\"/>\n", x,
+				ya->top, ya->bottom, GRID_COLOR);
+		fprintf(f, "<path d=\"M%.2f %.2fv5\" stroke=\"%s\"/>\n", x, ya->bottom, AXIS_COLOR);
+		svg__bytes_label(ldexp(1, e), buf, sizeof(buf));
+		text(f, "xtick", x, ya->bottom + 17, "middle", 0, buf);
+	}
+	if (title)
+		text(f, "xtitle", left + pw / 2, ya->bottom + 38, "middle", 0, title);
+}
+
+/* One series: a line broken where points are missing, and its markers. */
+static void draw_series(FILE *f, const struct svg_series *se, int s, const struct xaxis *xa,
+			const struct yaxis *ya)
+{
+	int i, pen = 0;
+
+	fprintf(f, "<path class=\"series\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.8\" "
+		"stroke-linejoin=\"round\"%s%s%s d=\"", series_color[s],
+		*series_dash[s] ? " stroke-dasharray=\"" : "", series_dash[s],
+		*series_dash[s] ? "\"" : "");
+	for (i = 0; i < se->n; i++) {
+		if (!point_ok(se, i)) {
+			pen = 0;
+			continue;
+		}
+		fprintf(f, "%s%.3f %.3f", pen ? " L" : (i ? " M" : "M"), xpix(xa, se->x[i]),
+			ypix(ya, se->y[i]));
+		pen = 1;
+	}
+	fputs("\"/>\n", f);
+	fprintf(f, "<g class=\"markers\" fill=\"%s\">\n", series_color[s]);
+	for (i = 0; i < se->n; i++)
+		if (point_ok(se, i))
+			fprintf(f, "<circle cx=\"%.3f\" cy=\"%.3f\" r=\"2.5\"/>\n",
+				xpix(xa, se->x[i]), ypix(ya, se->y[i]));
+	fputs("</g>\n", f);
+}
+
+int svg__lines(FILE *f, const struct svg_lines *l)
+{
+	struct yaxis ya;
+	struct xaxis xa;
+	double xmin, xmax, ymin, ymax;
+	double top = TITLE_Y + 22, ph = 300, w, ht, legw;
+	int s;
+
+	if (!f || !l || l->nseries < 1 || l->nseries > SVG_MAX_SERIES || !l->series)
+		return -EINVAL;
+	if (lines_bounds(l, &xmin, &xmax, &ymin, &ymax))
+		return -EINVAL;
+	xaxis_range(&xa, xmin, xmax);
 	ya.top = top;
 	ya.bottom = top + ph;
 	if (l->ymin != 0 || l->ymax != 0) {
@@ -653,62 +739,18 @@ int svg__lines(FILE *f, const struct svg_lines *l)
 	} else {
 		set_yrange(&ya, fmin(0, ymin), ymax);
 	}
-	left = 16 + 12 + ytick_w(&ya) + 10;
+	xa.pw = 480;
+	xa.left = 16 + 12 + ytick_w(&ya) + 10;
 	legw = legend_w(l->series, l->nseries);
-	w = left + pw + 16 + legw;
+	w = xa.left + xa.pw + 16 + legw;
 	w = fmax(w, text_w(l->title) * 14 / 12 + 24);
 	ht = top + ph + 16 + (l->x_title ? 22 : 0) + 12;
 
-#define XPIX(x) (left + (log2(x) - lo2) / (double)(hi2 - lo2) * pw)
 	begin(f, w, ht, l->title);
-	draw_yaxis(f, &ya, left, left + pw, l->y_title, NULL);
-	fprintf(f, "<path class=\"axis\" d=\"M%.2f %.2fH%.2f\" stroke=\"%s\"/>\n", left, ya.bottom,
-		left + pw, AXIS_COLOR);
-	for (e = lo2; e <= hi2; e++) {
-		double x = left + (double)(e - lo2) / (hi2 - lo2) * pw;
-		char buf[24];
-
-		if ((e % step + step) % step) {		/* minor tick */
-			fprintf(f, "<path d=\"M%.2f %.2fv3\" stroke=\"%s\"/>\n", x, ya.bottom,
-				AXIS_COLOR);
-			continue;
-		}
-		if (e > lo2)
-			fprintf(f, "<path class=\"grid\" d=\"M%.2f %.2fV%.2f\" stroke=\"%s\"/>\n", x,
-				ya.top, ya.bottom, GRID_COLOR);
-		fprintf(f, "<path d=\"M%.2f %.2fv5\" stroke=\"%s\"/>\n", x, ya.bottom, AXIS_COLOR);
-		svg__bytes_label(ldexp(1, e), buf, sizeof(buf));
-		text(f, "xtick", x, ya.bottom + 17, "middle", 0, buf);
-	}
-	if (l->x_title)
-		text(f, "xtitle", left + pw / 2, ya.bottom + 38, "middle", 0, l->x_title);
-
-	for (s = 0; s < l->nseries; s++) {
-		const struct svg_series *se = &l->series[s];
-		int pen = 0;
-
-		fprintf(f, "<path class=\"series\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.8\" "
-			"stroke-linejoin=\"round\"%s%s%s d=\"", series_color[s],
-			*series_dash[s] ? " stroke-dasharray=\"" : "", series_dash[s],
-			*series_dash[s] ? "\"" : "");
-		for (i = 0; i < se->n; i++) {
-			if (!point_ok(se, i)) {
-				pen = 0;
-				continue;
-			}
-			fprintf(f, "%s%.3f %.3f", pen ? " L" : (i ? " M" : "M"), XPIX(se->x[i]),
-				ypix(&ya, se->y[i]));
-			pen = 1;
-		}
-		fputs("\"/>\n", f);
-		fprintf(f, "<g class=\"markers\" fill=\"%s\">\n", series_color[s]);
-		for (i = 0; i < se->n; i++)
-			if (point_ok(se, i))
-				fprintf(f, "<circle cx=\"%.3f\" cy=\"%.3f\" r=\"2.5\"/>\n",
-					XPIX(se->x[i]), ypix(&ya, se->y[i]));
-		fputs("</g>\n", f);
-	}
-#undef XPIX
-	draw_legend(f, l->series, l->nseries, left + pw + 12, top + 4, 1);
+	draw_yaxis(f, &ya, xa.left, xa.left + xa.pw, l->y_title, NULL);
+	draw_xaxis(f, &xa, &ya, l->x_title);
+	for (s = 0; s < l->nseries; s++)
+		draw_series(f, &l->series[s], s, &xa, &ya);
+	draw_legend(f, l->series, l->nseries, xa.left + xa.pw + 12, top + 4, 1);
 	return end(f);
 }
