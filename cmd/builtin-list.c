@@ -221,120 +221,140 @@ static void print_text(const struct list_info *li, int verbose)
 		printf("  last-level cache is L%d\n", topology__llc_level(t));
 }
 
-static void print_json(const struct list_info *li)
+static void json_cpu(struct json_writer *w, const struct list_info *li)
 {
-	static struct cache_group groups[LP_MAX_CACHES];
-	const struct lp_topology *t = &li->topo;
-	struct json_writer w;
-	char buf[256];
-	int i, j, n;
+	json__obj_begin(w, "cpu");
+	json__str(w, "vendor", li->cpu_ret ? NULL : li->cpu.vendor);
+	json__u64(w, "family", li->cpu.family);
+	json__u64(w, "model", li->cpu.model);
+	json__u64(w, "stepping", li->cpu.stepping);
+	json__str(w, "name", li->cpu.name[0] ? li->cpu.name : NULL);
+	json__bool(w, "hypervisor", li->cpu.hypervisor);
+	json__str(w, "hypervisor_vendor", li->cpu.hv_vendor[0] ? li->cpu.hv_vendor : NULL);
+	json__str(w, "pfm_pmu", li->cpu.pfm_pmu);
+	json__str(w, "pfm_pmu_desc", li->cpu.pfm_pmu_desc);
+	json__obj_end(w);
+}
 
-	json__init(&w, stdout, JSON_PRETTY);
-	json__obj_begin(&w, NULL);
+static void json_facilities(struct json_writer *w, const struct list_info *li)
+{
+	int i;
 
-	json__obj_begin(&w, "cpu");
-	json__str(&w, "vendor", li->cpu_ret ? NULL : li->cpu.vendor);
-	json__u64(&w, "family", li->cpu.family);
-	json__u64(&w, "model", li->cpu.model);
-	json__u64(&w, "stepping", li->cpu.stepping);
-	json__str(&w, "name", li->cpu.name[0] ? li->cpu.name : NULL);
-	json__bool(&w, "hypervisor", li->cpu.hypervisor);
-	json__str(&w, "hypervisor_vendor", li->cpu.hv_vendor[0] ? li->cpu.hv_vendor : NULL);
-	json__str(&w, "pfm_pmu", li->cpu.pfm_pmu);
-	json__str(&w, "pfm_pmu_desc", li->cpu.pfm_pmu_desc);
-	json__obj_end(&w);
-
-	json__obj_begin(&w, "facilities");
+	json__obj_begin(w, "facilities");
 	for (i = 0; i < li->nfac; i++) {
-		json__obj_begin(&w, li->fac[i].ops->name);
-		json__bool(&w, "usable", li->fac[i].probe.usable);
-		json__str(&w, "reason", li->fac[i].probe.reason);
-		json__obj_end(&w);
+		json__obj_begin(w, li->fac[i].ops->name);
+		json__bool(w, "usable", li->fac[i].probe.usable);
+		json__str(w, "reason", li->fac[i].probe.reason);
+		json__obj_end(w);
 	}
-	json__obj_end(&w);
+	json__obj_end(w);
+	json__obj_begin(w, "debug_registers");
+	json__u64(w, "count", li->bp.count);
+	json__u64(w, "probe_limit", LP_PROBE_MAX_BP);
+	json__str(w, "stopped_by", li->bp.err ? perf__errno_name(li->bp.err) : NULL);
+	json__str(w, "reason", li->bp.reason);
+	json__obj_end(w);
+}
 
-	json__obj_begin(&w, "debug_registers");
-	json__u64(&w, "count", li->bp.count);
-	json__u64(&w, "probe_limit", LP_PROBE_MAX_BP);
-	json__str(&w, "stopped_by", li->bp.err ? perf__errno_name(li->bp.err) : NULL);
-	json__str(&w, "reason", li->bp.reason);
-	json__obj_end(&w);
-
-	json__obj_begin(&w, "kernel");
-	json__str(&w, "release", li->kern.release);
-	json__bool(&w, "sigtrap", li->kern.sigtrap.ok);
-	json__str(&w, "sigtrap_reason", li->kern.sigtrap.reason);
-	json__bool(&w, "modify_attributes", li->kern.modify_attributes.ok);
-	json__str(&w, "modify_attributes_reason", li->kern.modify_attributes.reason);
-	json__bool(&w, "uprobes", li->kern.uprobes.ok);
+static void json_kernel(struct json_writer *w, const struct list_info *li)
+{
+	json__obj_begin(w, "kernel");
+	json__str(w, "release", li->kern.release);
+	json__bool(w, "sigtrap", li->kern.sigtrap.ok);
+	json__str(w, "sigtrap_reason", li->kern.sigtrap.reason);
+	json__bool(w, "modify_attributes", li->kern.modify_attributes.ok);
+	json__str(w, "modify_attributes_reason", li->kern.modify_attributes.reason);
+	json__bool(w, "uprobes", li->kern.uprobes.ok);
 	if (li->kern.uprobe_type >= 0)
-		json__u64(&w, "uprobe_type", li->kern.uprobe_type);
+		json__u64(w, "uprobe_type", li->kern.uprobe_type);
 	else
-		json__null(&w, "uprobe_type");
+		json__null(w, "uprobe_type");
 	if (li->kern.paranoid_ok)
-		json__s64(&w, "perf_event_paranoid", li->kern.paranoid);
+		json__s64(w, "perf_event_paranoid", li->kern.paranoid);
 	else
-		json__null(&w, "perf_event_paranoid");
-	json__bool(&w, "privileged", li->kern.privileged);
-	json__str(&w, "privileged_by", li->kern.privileged_by);
-	json__obj_end(&w);
+		json__null(w, "perf_event_paranoid");
+	json__bool(w, "privileged", li->kern.privileged);
+	json__str(w, "privileged_by", li->kern.privileged_by);
+	json__obj_end(w);
+}
 
-	if (li->topo_ret) {
-		json__null(&w, "topology");
-		json__null(&w, "caches");
-		goto out;
-	}
-	json__obj_begin(&w, "topology");
-	json__u64(&w, "sockets", t->nsockets);
-	json__u64(&w, "cores", t->ncores);
-	json__u64(&w, "cpus", t->ncpus);
-	{
-		struct lp_cpuset online = { { 0 } };
+static void json_topology(struct json_writer *w, const struct lp_topology *t)
+{
+	struct lp_cpuset online = { { 0 } };
+	char buf[256];
+	int i;
 
-		for (i = 0; i < LP_MAX_CPUS; i++)
-			if (t->cpu_core[i] >= 0)
-				lp_cpuset__set(&online, i);
-		lp_cpuset__format(&online, buf, sizeof(buf));
-		json__str(&w, "online", buf);
-	}
-	json__u64(&w, "llc_level", topology__llc_level(t));
-	json__arr_begin(&w, "cpu_list");
+	json__obj_begin(w, "topology");
+	json__u64(w, "sockets", t->nsockets);
+	json__u64(w, "cores", t->ncores);
+	json__u64(w, "cpus", t->ncpus);
+	for (i = 0; i < LP_MAX_CPUS; i++)
+		if (t->cpu_core[i] >= 0)
+			lp_cpuset__set(&online, i);
+	lp_cpuset__format(&online, buf, sizeof(buf));
+	json__str(w, "online", buf);
+	json__u64(w, "llc_level", topology__llc_level(t));
+	json__arr_begin(w, "cpu_list");
 	for (i = 0; i < LP_MAX_CPUS; i++) {
 		if (t->cpu_core[i] < 0)
 			continue;
-		json__obj_begin(&w, NULL);
-		json__u64(&w, "cpu", i);
-		json__u64(&w, "core", t->cpu_core[i]);
-		json__u64(&w, "socket", t->cpu_socket[i]);
-		json__obj_end(&w);
+		json__obj_begin(w, NULL);
+		json__u64(w, "cpu", i);
+		json__u64(w, "core", t->cpu_core[i]);
+		json__u64(w, "socket", t->cpu_socket[i]);
+		json__obj_end(w);
 	}
-	json__arr_end(&w);
-	json__obj_end(&w);
+	json__arr_end(w);
+	json__obj_end(w);
+}
 
-	json__arr_begin(&w, "caches");
+static void json_caches(struct json_writer *w, const struct lp_topology *t)
+{
+	static struct cache_group groups[LP_MAX_CACHES];
+	char buf[256];
+	int i, j, n;
+
+	json__arr_begin(w, "caches");
 	n = group_caches(t, groups);
 	for (i = 0; i < n; i++) {
 		const struct lp_cache *c = groups[i].first;
 
-		json__obj_begin(&w, NULL);
-		json__str(&w, "name", cache_name(c, buf, sizeof(buf)));
-		json__u64(&w, "level", c->level);
-		json__str(&w, "type", c->type);
-		json__u64(&w, "size", c->size);
-		json__u64(&w, "ways", c->ways);
-		json__u64(&w, "line_size", c->line_size);
-		json__u64(&w, "sets", c->sets);
-		json__u64(&w, "instances", groups[i].instances);
-		json__arr_begin(&w, "shared_cpu_lists");
+		json__obj_begin(w, NULL);
+		json__str(w, "name", cache_name(c, buf, sizeof(buf)));
+		json__u64(w, "level", c->level);
+		json__str(w, "type", c->type);
+		json__u64(w, "size", c->size);
+		json__u64(w, "ways", c->ways);
+		json__u64(w, "line_size", c->line_size);
+		json__u64(w, "sets", c->sets);
+		json__u64(w, "instances", groups[i].instances);
+		json__arr_begin(w, "shared_cpu_lists");
 		for (j = 0; j < groups[i].instances; j++) {
 			lp_cpuset__format(&groups[i].inst[j]->cpus, buf, sizeof(buf));
-			json__str(&w, NULL, buf);
+			json__str(w, NULL, buf);
 		}
-		json__arr_end(&w);
-		json__obj_end(&w);
+		json__arr_end(w);
+		json__obj_end(w);
 	}
-	json__arr_end(&w);
-out:
+	json__arr_end(w);
+}
+
+static void print_json(const struct list_info *li)
+{
+	struct json_writer w;
+
+	json__init(&w, stdout, JSON_PRETTY);
+	json__obj_begin(&w, NULL);
+	json_cpu(&w, li);
+	json_facilities(&w, li);
+	json_kernel(&w, li);
+	if (li->topo_ret) {
+		json__null(&w, "topology");
+		json__null(&w, "caches");
+	} else {
+		json_topology(&w, &li->topo);
+		json_caches(&w, &li->topo);
+	}
 	json__obj_end(&w);
 	if (json__finish(&w))
 		lp_err("writing JSON to stdout failed");
