@@ -5,6 +5,7 @@
  * caches. Text for people, --json for programs (keys in lociprof-list(1)).
  */
 #include <errno.h>
+#include <math.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -562,8 +563,14 @@ static void print_costs_text(const struct lp_costs *c)
 		return;
 	printf("\nLeast overhead at the default period (%.0f us of thread CPU time per sample):\n",
 	       (double)c->period_ns / 1e3);
-	for (i = 0; i < n; i++)
-		printf("  %6.2fx  %s\n", costs__floor((double)c->period_ns, f[i].ns), f[i].what);
+	for (i = 0; i < n; i++) {
+		double r = costs__floor((double)c->period_ns, f[i].ns);
+
+		if (isinf(r))	/* the costs alone fill the period */
+			printf("  never    %s: its %.1f us exceed the period\n", f[i].what, f[i].ns / 1e3);
+		else
+			printf("  %6.2fx  %s\n", r, f[i].what);
+	}
 	printf("  (a period of P us that pays O us of these leaves P - O us to the program:\n"
 	       "  P / (P - O) of its native CPU time; with --sync the owner is armed while\n"
 	       "  held; every other thread of the program adds an arm per armed sample)\n");
@@ -605,6 +612,7 @@ static void print_costs_json(const struct lp_costs *c)
 		json__str(&w, "name", f[i].name);
 		json__str(&w, "what", f[i].what);
 		json__double(&w, "overhead_us", f[i].ns / 1e3);
+		/* null: the costs alone fill the period, the program would not progress */
 		json__double(&w, "ratio", costs__floor((double)c->period_ns, f[i].ns));
 		json__obj_end(&w);
 	}

@@ -130,12 +130,21 @@ parts = {"sample": ("sample",), "sync": ("sample", "hold"),
          "async_trap": ("sample", "arm", "trap"), "sync_trap": ("sample", "hold", "trap")}
 bad = []
 for f in c["floors"]:
+    if any(us(k) is None for k in parts[f["name"]]):
+        bad.append(f["name"] + " listed with an unmeasured part")
+        continue
     o = sum(us(k) for k in parts[f["name"]])
-    if abs(f["overhead_us"] - o) > 1e-6 * o or abs(f["ratio"] - P / (P - o * 1e3)) > 1e-9 * f["ratio"]:
+    if f["overhead_us"] is None or abs(f["overhead_us"] - o) > 1e-6 * o:
+        bad.append(f["name"])
+    elif f["ratio"] is None:	# null only when the costs fill the period
+        if P > o * 1e3:
+            bad.append(f["name"] + " ratio null below the period")
+    elif P <= o * 1e3 or abs(f["ratio"] - P / (P - o * 1e3)) > 1e-9 * f["ratio"]:
         bad.append(f["name"])
 out.append("floors recomputed: %s" % ("yes" if c["floors"] and not bad else "no %r" % bad))
 print("\n".join(out))
 PY
+	[ $? = 0 ] || fail "costs: the JSON checks ran" "python failed on $(head -c 300 "$TMP/costs.json")"
 	while read -r line; do
 		name=${line%%: *}
 		case "$line" in *": yes") ok "costs: $name" ;; *) fail "costs: $name" "${line#*: }" ;; esac
