@@ -62,6 +62,7 @@ struct recorder {
 	struct lp_datafile *file;
 	const char *path;
 	int err;		/* first write error */
+	u64 flushed_ns;		/* last periodic flush */
 };
 
 /* Create @path with a header describing this machine and session. Dies on error. */

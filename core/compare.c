@@ -84,11 +84,6 @@ int compare__matrix_union(const double *a, int na, const double *b, int nb,
 	return 0;
 }
 
-int compare__matrix(const double *a, const double *b, int n, double *s)
-{
-	return compare__matrix_union(a, n, b, n, s);
-}
-
 double compare__hist_sum(const struct compare_hist *h)
 {
 	double s = 0;

@@ -34,14 +34,9 @@ enum compare_kind {
 double compare__sum(const double *a, size_t n);
 
 /*
- * Similarity of two @n x @n matrices (row-major). -EINVAL if n < 0 or a
- * cell is negative, NaN or infinite.
- */
-int compare__matrix(const double *a, const double *b, int n, double *s);
-
-/*
- * The same for an @na x @na and an @nb x @nb matrix: compared over the
- * max(na, nb) square union, cells missing from the smaller one are 0.
+ * Similarity of an @na x @na and an @nb x @nb matrix (row-major), compared
+ * over the max(na, nb) square union: cells missing from the smaller one are
+ * 0. -EINVAL if a size is negative or a cell negative, NaN or infinite.
  */
 int compare__matrix_union(const double *a, int na, const double *b, int nb,
 			  double *s);
@@ -155,5 +150,4 @@ void compare__reuse_result_free(struct compare_reuse_result *r);
 /* 1-based line and column of byte @offset in @text (for error messages). */
 void compare__text_pos(const char *text, size_t len, size_t offset,
 		       int *line, int *col);
-
 #endif

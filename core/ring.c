@@ -151,7 +151,3 @@ void ring__discard(struct lp_ring *r)
 	ring__consume(r);
 }
 
-u64 ring__pending(const struct lp_ring *r)
-{
-	return __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE) - r->tail;
-}

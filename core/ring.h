@@ -79,8 +79,4 @@ void ring__read_done(struct lp_ring *r);
 
 /* Skip everything up to the head snapshot (after -EBADMSG): data is lost. */
 void ring__discard(struct lp_ring *r);
-
-/* Bytes published by the kernel and not yet consumed (reloads data_head). */
-u64 ring__pending(const struct lp_ring *r);
-
 #endif

@@ -172,11 +172,6 @@ void trace__close(struct trace *t)
 	free(t);
 }
 
-u64 trace__line(const struct trace *t)
-{
-	return t->lineno;
-}
-
 /*
  * Next line into t->line (no newline); 1 if one was read, 0 at the end.
  * A buffer is refilled only once its text is used up (t->pn == 0).
@@ -349,24 +344,4 @@ int trace__parse_line(const char *line, struct trace_access *a, char *err,
 		return set_err(err, errlen, -EINVAL,
 			       "unexpected '%.*s' after the time (at most 5 fields)", n, tok);
 	return 1;
-}
-
-int trace__format(char *buf, size_t len, const struct trace_access *a)
-{
-	int n;
-	char op = a->op == TRACE_WRITE ? 'W' : 'R';
-
-	if (a->has_time)
-		n = snprintf(buf, len, "%u %c 0x%llx %u %llu\n", a->tid, op,
-			     (unsigned long long)a->addr, a->size ? a->size : 8,
-			     (unsigned long long)a->time);
-	else if (a->size)
-		n = snprintf(buf, len, "%u %c 0x%llx %u\n", a->tid, op,
-			     (unsigned long long)a->addr, a->size);
-	else
-		n = snprintf(buf, len, "%u %c 0x%llx\n", a->tid, op,
-			     (unsigned long long)a->addr);
-	if (n < 0 || (size_t)n >= len)
-		return -ENOSPC;
-	return n;
 }

@@ -50,9 +50,6 @@ int trace__open(struct trace **tp, const char *path, char *err, size_t errlen);
 int trace__next(struct trace *t, struct trace_access *a, char *err,
 		size_t errlen);
 
-/* Lines read so far (the line of the last access or error). */
-u64 trace__line(const struct trace *t);
-
 void trace__close(struct trace *t);
 
 /*
@@ -61,9 +58,4 @@ void trace__close(struct trace *t);
  */
 int trace__parse_line(const char *line, struct trace_access *a, char *err,
 		      size_t errlen);
-
-/* Format @a as a line (with newline) into @buf; returns the length, or
- * -ENOSPC if it does not fit. */
-int trace__format(char *buf, size_t len, const struct trace_access *a);
-
 #endif

@@ -21,11 +21,11 @@ LP_TEST(test_compare_matrix_identical_and_scaled, "compare: same shape gives S =
 	double s = -1;
 	int i;
 
-	TEST_ASSERT(compare__matrix(a, a, 3, &s) == 0, "ret");
+	TEST_ASSERT(compare__matrix_union(a, 3, a, 3, &s) == 0, "ret");
 	TEST_ASSERT(NEAR(s, 1), "S=%.17g", s);
 	for (i = 0; i < 9; i++)
 		b[i] = a[i] * 1234.5;	/* counts vs fractions: same shape */
-	TEST_ASSERT(compare__matrix(a, b, 3, &s) == 0, "ret");
+	TEST_ASSERT(compare__matrix_union(a, 3, b, 3, &s) == 0, "ret");
 	TEST_ASSERT(NEAR(s, 1), "scaled S=%.17g", s);
 	return TEST_OK;
 }
@@ -34,7 +34,7 @@ LP_TEST(test_compare_matrix_disjoint, "compare: matrices with no common cell giv
 {
 	double a[4] = { 0, 5, 5, 0 }, b[4] = { 7, 0, 0, 1 }, s = -1;
 
-	TEST_ASSERT(compare__matrix(a, b, 2, &s) == 0, "ret");
+	TEST_ASSERT(compare__matrix_union(a, 2, b, 2, &s) == 0, "ret");
 	TEST_ASSERT(NEAR(s, 0), "S=%.17g", s);
 	return TEST_OK;
 }
@@ -55,12 +55,12 @@ LP_TEST(test_compare_matrix_partial_by_hand, "compare: partial overlap matches h
 	double p2p[16] = { 0, 2, 0, 0, 2, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0 }, wv[16];
 	int i;
 
-	TEST_ASSERT(compare__matrix(a, b, 2, &s) == 0, "ret");
+	TEST_ASSERT(compare__matrix_union(a, 2, b, 2, &s) == 0, "ret");
 	TEST_ASSERT(NEAR(s, 0.75), "S=%.17g", s);
-	TEST_ASSERT(compare__matrix(b, a, 2, &s) == 0 && NEAR(s, 0.75), "not symmetric: %g", s);
+	TEST_ASSERT(compare__matrix_union(b, 2, a, 2, &s) == 0 && NEAR(s, 0.75), "not symmetric: %g", s);
 	for (i = 0; i < 16; i++)
 		wv[i] = i % 5 ? 1 : 0;	/* zero diagonal */
-	TEST_ASSERT(compare__matrix(p2p, wv, 4, &s) == 0, "ret");
+	TEST_ASSERT(compare__matrix_union(p2p, 4, wv, 4, &s) == 0, "ret");
 	TEST_ASSERT(NEAR(s, 1.0 / 3), "S=%.17g", s);
 	return TEST_OK;
 }
@@ -94,13 +94,13 @@ LP_TEST(test_compare_matrix_empty_and_invalid, "compare: empty matrices and inva
 {
 	double z[4] = { 0 }, a[4] = { 0, 1, 1, 0 }, bad[4] = { 0, -1, 1, 0 }, s = -1;
 
-	TEST_ASSERT(compare__matrix(z, z, 2, &s) == 0 && NEAR(s, 1), "both empty: S=%g", s);
-	TEST_ASSERT(compare__matrix(z, a, 2, &s) == 0 && NEAR(s, 0), "one empty: S=%g", s);
-	TEST_ASSERT(compare__matrix(a, z, 2, &s) == 0 && NEAR(s, 0), "one empty: S=%g", s);
-	TEST_ASSERT(compare__matrix(a, bad, 2, &s) == -EINVAL, "negative cell accepted");
+	TEST_ASSERT(compare__matrix_union(z, 2, z, 2, &s) == 0 && NEAR(s, 1), "both empty: S=%g", s);
+	TEST_ASSERT(compare__matrix_union(z, 2, a, 2, &s) == 0 && NEAR(s, 0), "one empty: S=%g", s);
+	TEST_ASSERT(compare__matrix_union(a, 2, z, 2, &s) == 0 && NEAR(s, 0), "one empty: S=%g", s);
+	TEST_ASSERT(compare__matrix_union(a, 2, bad, 2, &s) == -EINVAL, "negative cell accepted");
 	bad[1] = NAN;
-	TEST_ASSERT(compare__matrix(bad, a, 2, &s) == -EINVAL, "NaN accepted");
-	TEST_ASSERT(compare__matrix(a, a, -1, &s) == -EINVAL, "n=-1 accepted");
+	TEST_ASSERT(compare__matrix_union(bad, 2, a, 2, &s) == -EINVAL, "NaN accepted");
+	TEST_ASSERT(compare__matrix_union(a, -1, a, -1, &s) == -EINVAL, "n=-1 accepted");
 	return TEST_OK;
 }
 
