@@ -5,8 +5,8 @@
 MB="$TOP/microbench"
 
 # a slow sampling rate: a few events a second, far below one compression chunk
-( timeout -s KILL 3.5 "$LOCIPROF" record -q -c 50000000 -o "$TMP/k.data" \
-	"$MB/false-sharing" --threads 2 --iters 400000000 > /dev/null 2>&1 ) 2>/dev/null
+bash -c 'timeout -s KILL 3.5 "$@" > /dev/null 2>&1; :' _ "$LOCIPROF" record -q -c 50000000 \
+	-o "$TMP/k.data" "$MB/false-sharing" --threads 2 --iters 400000000 2> /dev/null
 pkill -KILL -f "false-sharing --threads 2 --iters 400000000" 2>/dev/null
 "$LOCIPROF" script -i "$TMP/k.data" > "$TMP/k.txt" 2> "$TMP/k.err"; rc=$?
 n=$(grep -c ' sample ' "$TMP/k.txt")
