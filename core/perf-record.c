@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "core/event.h"
 #include "core/perf-record.h"
 
 struct cursor {
@@ -235,5 +236,56 @@ int perf_throttle__parse(const void *rec, size_t len,
 	if (get_u64(&c, &out->time) || get_u64(&c, &out->id) ||
 	    get_u64(&c, &out->stream_id))
 		return -EINVAL;
+	return 0;
+}
+
+/* The sample_id_all trailer's TIME, 0 if absent or cut. */
+static u64 sample_id_time(const unsigned char *rec, size_t len, u64 sample_type)
+{
+	static const u64 order[] = { PERF_SAMPLE_TID, PERF_SAMPLE_TIME,
+				     PERF_SAMPLE_ID, PERF_SAMPLE_STREAM_ID,
+				     PERF_SAMPLE_CPU, PERF_SAMPLE_IDENTIFIER };
+	const unsigned char *p;
+	size_t n = 0, i;
+	u64 time = 0;
+
+	for (i = 0; i < ARRAY_SIZE(order); i++)
+		n += !!(sample_type & order[i]);
+	if (len < sizeof(struct perf_event_header) + n * 8)
+		return 0;
+	p = rec + len - n * 8;
+	for (i = 0; i < ARRAY_SIZE(order); i++) {
+		if (!(sample_type & order[i]))
+			continue;
+		if (order[i] == PERF_SAMPLE_TIME)
+			memcpy(&time, p, 8);
+		p += 8;
+	}
+	return time;
+}
+
+int perf_mmap2__parse(const void *rec, size_t len, u64 sample_type, struct lp_mmap *out)
+{
+	const struct perf_event_header *h = rec;
+	const unsigned char *p = (const unsigned char *)(h + 1);
+	/* pid, tid, addr, len, pgoff, maj/min/ino/gen (24), prot, flags */
+	const size_t fixed = 4 + 4 + 8 + 8 + 8 + 24 + 4 + 4;
+	size_t body, flen;
+
+	memset(out, 0, sizeof(*out));
+	if (len < sizeof(*h) || h->type != PERF_RECORD_MMAP2 || h->size > len ||
+	    h->size < sizeof(*h) + fixed + 1)
+		return -EINVAL;
+	body = h->size - sizeof(*h);
+	memcpy(&out->pid, p, 4);
+	memcpy(&out->start, p + 8, 8);
+	memcpy(&out->len, p + 16, 8);
+	memcpy(&out->pgoff, p + 24, 8);
+	memcpy(&out->prot, p + 56, 4);
+	flen = strnlen((const char *)p + fixed, body - fixed);
+	if (flen >= sizeof(out->filename))
+		flen = sizeof(out->filename) - 1;
+	memcpy(out->filename, p + fixed, flen);
+	out->time = sample_id_time(rec, h->size, sample_type);
 	return 0;
 }

@@ -91,4 +91,13 @@ struct lp_perf_throttle {
 int perf_throttle__parse(const void *rec, size_t len,
 			 struct lp_perf_throttle *out);
 
+/*
+ * PERF_RECORD_MMAP2: pid, tid, addr, len, pgoff, maj/min/ino/gen, prot,
+ * flags, filename; then the sample_id_all trailer of @sample_type (TID,
+ * TIME, ID, STREAM_ID, CPU, IDENTIFIER, those present), whose TIME is the
+ * mapping's. A filename longer than lp_mmap's is cut. 0 or -EINVAL.
+ */
+struct lp_mmap;
+int perf_mmap2__parse(const void *rec, size_t len, u64 sample_type, struct lp_mmap *out);
+
 #endif

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/event.h"
 #include "core/perf-record.h"
 #include "core/ring.h"
 #include "core/tests.h"
@@ -292,6 +293,54 @@ LP_TEST(test_perf_lost_throttle, "perf-record: LOST and (UN)THROTTLE bodies, tru
 			rb_setsize(&r, cut);
 		TEST_ASSERT(perf_throttle__parse(r.b, cut, &t) == -EINVAL, "cut %zu", cut);
 	}
+	return TEST_OK;
+}
+
+LP_TEST(test_perf_mmap2_and_trailer, "perf-record: MMAP2 body and its sample_id_all TIME, truncations")
+{
+	const u64 st = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
+	struct lp_mmap m;
+	struct rb r;
+	size_t full, cut;
+
+	rb_hdr(&r, PERF_RECORD_MMAP2, 0);
+	put_le(&r, 4321, 4);			/* pid */
+	put_le(&r, 4322, 4);			/* tid */
+	put_le(&r, 0x7f0000001000ull, 8);	/* addr */
+	put_le(&r, 0x3000, 8);			/* len */
+	put_le(&r, 0x5000, 8);			/* pgoff */
+	put_le(&r, 0x0803, 4);			/* maj */
+	put_le(&r, 1, 4);			/* min */
+	put_le(&r, 77, 8);			/* ino */
+	put_le(&r, 2, 8);			/* ino generation */
+	put_le(&r, 5, 4);			/* prot: read|exec */
+	put_le(&r, 2, 4);			/* flags */
+	memcpy(r.b + r.n, "/usr/lib/libx.so\0\0\0\0\0\0\0", 24);	/* padded to 8 */
+	r.n += 24;
+	put_le(&r, 4321 | (4322ull << 32), 8);	/* trailer: TID */
+	put_le(&r, 123456789012ull, 8);		/* TIME */
+	put_le(&r, 1, 8);			/* CPU, res */
+	put_le(&r, 0xfeed, 8);			/* IDENTIFIER */
+	full = rb_done(&r);
+	TEST_ASSERT(perf_mmap2__parse(r.b, full, st, &m) == 0, "parse");
+	TEST_ASSERT(m.pid == 4321 && m.start == 0x7f0000001000ull && m.len == 0x3000 &&
+		    m.pgoff == 0x5000 && m.prot == 5, "fields pid %u start %llx len %llx pgoff %llx prot %u",
+		    m.pid, (unsigned long long)m.start, (unsigned long long)m.len,
+		    (unsigned long long)m.pgoff, m.prot);
+	TEST_ASSERT(!strcmp(m.filename, "/usr/lib/libx.so"), "filename '%.40s'", m.filename);
+	TEST_ASSERT(m.time == 123456789012ull, "time %llu from the trailer", (unsigned long long)m.time);
+	/* without TIME in sample_type the trailer has none to give */
+	TEST_ASSERT(perf_mmap2__parse(r.b, full, st & ~(u64)PERF_SAMPLE_TIME, &m) == 0 &&
+		    m.time != 123456789012ull, "time read without PERF_SAMPLE_TIME");
+	r.b[0] = PERF_RECORD_MMAP;
+	TEST_ASSERT(perf_mmap2__parse(r.b, full, st, &m) == -EINVAL, "MMAP taken for MMAP2");
+	r.b[0] = PERF_RECORD_MMAP2;
+	for (cut = 0; cut < 8 + 64 + 1; cut++) {	/* header, fixed fields, 1 filename byte */
+		rb_setsize(&r, cut < 8 ? 8 : cut);
+		TEST_ASSERT(perf_mmap2__parse(r.b, cut < 8 ? cut : full, st, &m) == -EINVAL, "cut %zu", cut);
+	}
+	rb_setsize(&r, full);
+	TEST_ASSERT(perf_mmap2__parse(r.b, full - 1, st, &m) == -EINVAL, "record longer than the buffer");
 	return TEST_OK;
 }
 

@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Private to core/session*.c: the session, its threads and processes, and
+ * what the three files call of one another. session.c runs the loop and
+ * dispatches events (live or replayed); session-thread.c is the ptrace
+ * side and the thread table; session-events.c the perf events, rings and
+ * watchpoints of each thread (Documentation/architecture.md, "Session").
+ */
+#ifndef LP_SESSION_INTERNAL_H
+#define LP_SESSION_INTERNAL_H
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/hw_breakpoint.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/perf-record.h"
+#include "core/perf-util.h"
+#include "core/ring.h"
+#include "core/session.h"
+#include "core/symbols.h"
+
+#ifndef TRAP_PERF
+#define TRAP_PERF 6	/* asm-generic/siginfo.h; glibc 2.36 lacks it */
+#endif
+
+#define THREAD_HASH 1024
+#define DEFAULT_RING_PAGES 64
+#define DRAIN_INTERVAL_MS 20
+
+enum thread_state {
+	TS_NEW,			/* known from a clone event, first stop not seen */
+	TS_LIVE,		/* events set up (or setup failed), running */
+	TS_EXITING,		/* PTRACE_EVENT_EXIT seen, events closed */
+};
+
+/*
+ * What a slot watched and when (CLOCK_MONOTONIC ns, the clock of every
+ * event we open): traps still queued in the ring after a move or disarm are
+ * attributed to the generation that was armed when they happened.
+ */
+struct wgen {
+	u64 addr, cookie;
+	u64 start, end;
+};
+
+struct wslot {
+	int fd;
+	u64 id;
+	int armed;
+	struct wgen gen[2];	/* current, previous */
+	struct perf_event_attr attr;
+};
+
+struct proc {
+	pid_t pid;
+	int nthreads;
+	struct lp_decode_ctx dctx;
+	struct proc *next;
+};
+
+struct thread {
+	pid_t tid;
+	enum thread_state state;
+	int seen_stop;		/* its first stop arrived */
+	u32 index;
+	u32 parent_tid;
+	struct proc *proc;
+	int fds[LP_MAX_FACILITY_ATTRS];
+	u64 ids[LP_MAX_FACILITY_ATTRS];
+	int nfds;
+	struct lp_ring ring;
+	int has_ring;
+	struct wslot slots[LP_MAX_SLOTS];
+	u64 fs_base, gs_base;
+	u64 lost, throttled;
+	u64 cpu_ns;		/* CPU time used, read when it exits */
+	u64 sample_ns;		/* raw CPU time read in its latest sample */
+	u64 held_ns;		/* CPU time its held (--sync) stops cost so far */
+	u32 last_cpu;
+	struct thread *hnext;
+};
+
+struct sink {
+	lp_event_sink fn;
+	void *arg;
+	struct lp_analysis *an;
+};
+
+struct lp_session {
+	struct lp_session_opts opts;
+	struct perf_event_attr attrs[LP_MAX_FACILITY_ATTRS];
+	int nattrs;
+	struct lp_attr_layout lay;	/* roles and groups of attrs */
+	int leader_ns;		/* attrs[0] counts thread CPU ns (read in samples) */
+	pid_t held_tid;		/* the thread held in a sync stop right now */
+
+	struct sink *sinks;
+	int nsinks;
+
+	struct thread *threads[THREAD_HASH];
+	int nlive;
+	u32 next_index;
+	struct proc *procs;
+
+	pid_t pid;		/* the program's first process */
+	int wait_status;	/* of pid, -1 while it runs */
+	int attached;		/* -p: detach at the end */
+	int exec_seen;
+	int epfd, sigfd;
+	sigset_t old_mask;
+	volatile sig_atomic_t stop;
+	int exec_errno_fd;	/* read end: the child's execvp errno */
+
+	struct lp_event *pending;	/* events of one drain, sorted by time */
+	int npending, cappending;
+	struct lp_actions acts;
+
+	struct lp_session_stats stats;
+	char err[512];
+};
+
+/* session.c */
+void sess_seterr(struct lp_session *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+u64 sess_now_ns(void);
+void sess_dispatch(struct lp_session *s, const struct lp_event *ev);
+int sess_pending_push(struct lp_session *s, const struct lp_event *ev);
+void sess_flush_pending(struct lp_session *s);
+
+/* session-thread.c: ptrace and the thread table */
+struct thread *sess_thread_find(struct lp_session *s, pid_t tid);
+void sess_thread_free(struct lp_session *s, struct thread *t);
+void sess_handle_wait(struct lp_session *s, pid_t tid, int status);
+void sess_check_exec_failure(struct lp_session *s);
+void sess_forget_untraced(struct lp_session *s);
+void sess_finish(struct lp_session *s);
+
+/* session-events.c: perf events, rings, watchpoints */
+int sess_execute_actions(struct lp_session *s);
+void sess_drain_all(struct lp_session *s);
+void sess_emit_thread(struct lp_session *s, struct thread *t, u32 type, int status);
+void sess_close_events(struct lp_session *s, struct thread *t);
+void sess_thread_setup(struct lp_session *s, struct thread *t);
+int sess_emit_mmap(void *arg, const struct lp_mmap *m);
+void sess_account_held(struct lp_session *s, struct thread *t);
+
+#endif
