@@ -82,44 +82,6 @@ void report_usage(FILE *f)
 	lp_opts__usage(f, rg.g, rg.n, report_head, NULL);
 }
 
-/* TEMPORARY until session__replay lands. */
-static int replay_tmp(struct lp_datafile *f, struct lp_analysis *an, struct lp_run *run,
-		      const struct lp_data_header *h)
-{
-	struct lp_actions acts = { 0 };
-	struct lp_event ev;
-	int ret;
-
-	run->sampler = h->facility;
-	run->period_unit = h->period_unit;
-	run->period = h->period;
-	run->sync = !!(h->sampling_flags & LP_DATA_SAMPLING_SIGTRAP);
-	while ((ret = datafile__read(f, &ev)) > 0) {
-		switch (ev.type) {
-		case LP_EV_MMAP:
-			symbols__add_mmap(run->syms, &ev.mmap);
-			break;
-		case LP_EV_THREAD_START:
-			if (!run->pid)
-				run->pid = ev.thread.pid;
-			break;
-		case LP_EV_THREAD_EXIT:
-			run->cpu_ns += ev.thread.cpu_ns;
-			break;
-		case LP_EV_SAMPLE:
-			run->samples++;
-			run->samples_addr += ev.sample.noaddr == LP_NOADDR_NONE;
-			break;
-		}
-		an->event(an, &ev, &acts);
-		lp_actions__reset(&acts);
-	}
-	if (an->finish)
-		an->finish(an);
-	lp_actions__exit(&acts);
-	return ret;
-}
-
 /* The recorded analysis and its settings; 0, or an exit code after saying why. */
 static int load_settings(const struct lp_data_header *h, const char *input,
 			 const struct lp_analysis_desc **dp, void *opts[])
@@ -191,6 +153,7 @@ int cmd_report(int argc, char **argv)
 	struct lp_output out;
 	struct lp_analysis *an;
 	struct lp_datafile *f;
+	struct lp_session *s;
 	struct lp_run run;
 	void *opts[MAX_AN] = { 0 };
 	const char *args[64];
@@ -229,13 +192,22 @@ int cmd_report(int argc, char **argv)
 	}
 	for (i = 0; lp_analyses[i] != d; i++)
 		;
+	ret = session__new_replay(&s, f, h);
+	if (ret) {
+		lp_err("cannot replay '%s': it was recorded with sampler '%s', unknown to this lociprof",
+		       ro.input, h->facility);
+		code = 1;
+		goto out;
+	}
 	memset(&run, 0, sizeof(run));
 	run.topo = &h->topo;
 	run.syms = symbols__new();
 	an = d->new(opts[i], &run);
 	if (!an || !run.syms)
 		lp_die("cannot set up the analysis: %s", strerror(errno));
-	ret = replay_tmp(f, an, &run, h);
+	session__add_sink(s, profile__symbols_sink, run.syms);
+	session__add_analysis(s, an);
+	ret = session__replay(s);
 	if (ret < 0) {
 		lp_err("'%s': %s after %llu events; reporting what was read", ro.input,
 		       datafile__strerror(ret), (unsigned long long)datafile__nr_events(f));
@@ -249,13 +221,14 @@ int cmd_report(int argc, char **argv)
 		lp_die("out of memory");
 	for (i = 0; i < n; i++)
 		snprintf(cmdline + strlen(cmdline), len - strlen(cmdline), "%s%s", i ? " " : "", args[i]);
-	run.command = cmdline;
+	analysis__run_info(&run, s, cmdline);
 	for (i = 0; lp_analyses[i] != d; i++)
 		;
 	ret = analysis__output(d, opts[i], &run, &out);
 	code = code ? code : ret;
 	d->delete(opts[i]);
 	symbols__delete(run.syms);
+	session__delete(s);
 	free(cmdline);
 out:
 	for (i = 0; lp_analyses[i]; i++)

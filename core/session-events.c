@@ -219,7 +219,6 @@ static void handle_sample(struct lp_session *s, struct thread *t,
 			ev.trap.len = w->attr.bp_len;
 			if (raw.read_nr)	/* the group leader: thread CPU ns */
 				ev.trap.thread_ns = raw.read_value[0] - t->held_ns;
-			s->stats.traps++;
 			sess_pending_push(s, &ev);
 			return;
 		}
@@ -233,7 +232,6 @@ static void handle_sample(struct lp_session *s, struct thread *t,
 	if (perf_sample__parse_read(h, h->size, sample_type, s->attrs[k].read_format,
 				    s->attrs[k].sample_regs_user, &raw))
 		return;
-	s->stats.samples++;
 	t->proc->dctx.attr = &s->attrs[k];
 	t->proc->dctx.tid = t->tid;
 	t->proc->dctx.fs_base = t->fs_base;
@@ -244,21 +242,17 @@ static void handle_sample(struct lp_session *s, struct thread *t,
 	 * LP_PREV_PREFER that instruction's access wins when it can be
 	 * recomputed, with LP_PREV_FALLBACK only when IP's own has none.
 	 */
-	if (s->opts.prev_insn == LP_PREV_PREFER && fac->decode_prev &&
-	    fac->decode_prev(&t->proc->dctx, &raw, &ev.sample) == 0 &&
-	    ev.sample.noaddr == LP_NOADDR_NONE) {
-		s->stats.samples_prev++;
-	} else {
+	if (!(s->opts.prev_insn == LP_PREV_PREFER && fac->decode_prev &&
+	      fac->decode_prev(&t->proc->dctx, &raw, &ev.sample) == 0 &&
+	      ev.sample.noaddr == LP_NOADDR_NONE)) {
 		fac->decode(&t->proc->dctx, &raw, &ev.sample);
 		if (ev.sample.noaddr != LP_NOADDR_NONE &&
 		    s->opts.prev_insn == LP_PREV_FALLBACK && fac->decode_prev) {
 			struct lp_sample prev;
 
 			if (fac->decode_prev(&t->proc->dctx, &raw, &prev) == 0 &&
-			    prev.noaddr == LP_NOADDR_NONE) {
+			    prev.noaddr == LP_NOADDR_NONE)
 				ev.sample = prev;
-				s->stats.samples_prev++;
-			}
 		}
 	}
 	if (s->opts.sync)	/* every sampling event stops its thread */
@@ -267,10 +261,6 @@ static void handle_sample(struct lp_session *s, struct thread *t,
 		t->sample_ns = raw.read_value[0];
 		ev.sample.thread_ns = raw.read_value[0] - t->held_ns;
 	}
-	if (ev.sample.noaddr < LP_NOADDR__MAX)
-		s->stats.noaddr[ev.sample.noaddr]++;
-	if (ev.sample.noaddr == LP_NOADDR_NONE)
-		s->stats.samples_addr++;
 	t->last_cpu = raw.cpu;
 	sess_pending_push(s, &ev);
 }
@@ -348,8 +338,6 @@ void sess_emit_thread(struct lp_session *s, struct thread *t, u32 type,
 	ev.thread.status = status;
 	ev.thread.fs_base = t->fs_base;
 	ev.thread.cpu_ns = t->cpu_ns;
-	if (type == LP_EV_THREAD_EXIT)
-		s->stats.cpu_ns += t->cpu_ns;
 	sess_dispatch(s, &ev);
 }
 

@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/datafile.h"
 #include "core/perf-record.h"
 #include "core/perf-util.h"
 #include "core/ring.h"
@@ -132,6 +133,7 @@ struct lp_session {
 	struct lp_actions acts;
 
 	struct lp_session_stats stats;
+	struct lp_datafile *replay;	/* replaying this file: nothing runs */
 	char err[512];
 };
 

@@ -48,11 +48,45 @@ u64 sess_now_ns(void)
 	return (u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
+/*
+ * The statistics a report prints, counted from the events themselves: a
+ * live run and the replay of its recording fill them alike.
+ */
+static void count_event(struct lp_session *s, const struct lp_event *ev)
+{
+	switch (ev->type) {
+	case LP_EV_SAMPLE:
+		s->stats.samples++;
+		if (ev->sample.noaddr < LP_NOADDR__MAX)
+			s->stats.noaddr[ev->sample.noaddr]++;
+		if (ev->sample.noaddr == LP_NOADDR_NONE) {
+			s->stats.samples_addr++;
+			s->stats.samples_prev += !!(ev->sample.flags & LP_SAMPLE_PREV_INSN);
+		}
+		break;
+	case LP_EV_TRAP:
+		s->stats.traps++;
+		break;
+	case LP_EV_THREAD_START:
+		if (!s->pid)	/* replay: the program's first process */
+			s->pid = ev->thread.pid;
+		if (s->replay)	/* live: counted as ptrace meets them */
+			s->stats.threads++;
+		break;
+	case LP_EV_THREAD_EXIT:
+		s->stats.cpu_ns += ev->thread.cpu_ns;
+		break;
+	default:
+		break;
+	}
+}
+
 void sess_dispatch(struct lp_session *s, const struct lp_event *ev)
 {
 	int i;
 
 	s->stats.events++;
+	count_event(s, ev);
 	for (i = 0; i < s->nsinks; i++) {
 		struct sink *k = &s->sinks[i];
 
@@ -61,7 +95,11 @@ void sess_dispatch(struct lp_session *s, const struct lp_event *ev)
 		else
 			k->fn(k->arg, ev, &s->acts);
 	}
-	if (s->acts.n && ev->type != LP_EV_ACTION)
+	if (!s->acts.n)
+		return;
+	if (s->replay)		/* executed live: their traps are in the file */
+		lp_actions__reset(&s->acts);
+	else if (ev->type != LP_EV_ACTION)
 		sess_execute_actions(s);
 }
 
@@ -273,6 +311,50 @@ int session__add_analysis(struct lp_session *s, struct lp_analysis *an)
 	return 0;
 }
 
+int session__new_replay(struct lp_session **out, struct lp_datafile *f,
+			const struct lp_data_header *h)
+{
+	const struct lp_facility_ops *fac = lp_facility__find(h->facility);
+	struct lp_session *s;
+
+	if (!fac)
+		return -EPROTONOSUPPORT;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->replay = f;
+	s->opts.fac = fac;
+	s->opts.sync = !!(h->sampling_flags & LP_DATA_SAMPLING_SIGTRAP);
+	s->attrs[0].sample_period = h->period;
+	s->wait_status = -1;
+	s->epfd = s->sigfd = s->exec_errno_fd = -1;
+	*out = s;
+	return 0;
+}
+
+/* The consumers' end of stream: live and replayed runs alike. */
+static void finish_analyses(struct lp_session *s)
+{
+	int n;
+
+	for (n = 0; n < s->nsinks; n++)
+		if (s->sinks[n].an && s->sinks[n].an->finish)
+			s->sinks[n].an->finish(s->sinks[n].an);
+}
+
+int session__replay(struct lp_session *s)
+{
+	struct lp_event ev;
+	int ret;
+
+	if (!s->replay)
+		return -EINVAL;
+	while ((ret = datafile__read(s->replay, &ev)) > 0)
+		sess_dispatch(s, &ev);
+	finish_analyses(s);
+	return ret < 0 ? ret : 0;
+}
+
 int session__run(struct lp_session *s)
 {
 	struct epoll_event evs[64];
@@ -302,9 +384,7 @@ int session__run(struct lp_session *s)
 	sess_finish(s);
 	sess_drain_all(s);
 	sess_flush_pending(s);
-	for (n = 0; n < s->nsinks; n++)
-		if (s->sinks[n].an && s->sinks[n].an->finish)
-			s->sinks[n].an->finish(s->sinks[n].an);
+	finish_analyses(s);
 	s->stats.fds_at_end = session__count_fds();
 	return s->err[0] && !s->exec_seen ? -ENOEXEC : 0;
 }

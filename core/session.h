@@ -75,6 +75,24 @@ int session__start_command(struct lp_session *s, char *const argv[]);
 /* Attach to every thread of a running process. */
 int session__attach(struct lp_session *s, pid_t pid);
 
+/*
+ * A session that replays a data file (@f, opened with header @h) instead
+ * of running a program: nothing is run or opened; the header names the
+ * facility and period. -EPROTONOSUPPORT for a facility this build lacks.
+ */
+struct lp_datafile;
+struct lp_data_header;
+int session__new_replay(struct lp_session **out, struct lp_datafile *f,
+			const struct lp_data_header *h);
+/*
+ * Feed every event of the file, in recorded order, to the sinks and
+ * analyses, as the live run fed them; the actions they push are dropped
+ * (executed live: their traps are in the file). Fills the same statistics
+ * as the live run (those counted from events). 0, or the datafile error at
+ * the first damaged event (the events before it were dispatched).
+ */
+int session__replay(struct lp_session *s);
+
 /* Profile until the program exits or session__stop is called. */
 int session__run(struct lp_session *s);
 
