@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "core/comdetect.h"
-#include "core/tidmap.h"
+#include "core/hash.h"
 
 #define CD_MAX_THREADS	(1u << 24)
 #define CD_MAX_CPUS	(1u << 16)
@@ -62,14 +62,14 @@ struct cd_thread {
 };
 
 struct cd_pair {
-	u64 key;		/* a << 32 | b: raw[a][b], a published */
+	u32 a, b;		/* raw[a][b]: a published, b detected */
 	double vt, vf;
-	u8 used;
 };
 
 struct cd_pairs {
+	struct lp_map idx;	/* a << 32 | b -> index in v */
 	struct cd_pair *v;
-	u32 n, cap;		/* cap: power of two */
+	u32 n, cap;
 };
 
 struct cd_linerec {
@@ -89,7 +89,7 @@ struct comdetect {
 
 	struct cd_thread *thr;
 	u32 nthr, thr_cap;
-	struct lp_tidmap tids;
+	struct lp_map tids;		/* tid -> thread index */
 
 	u32 ncpus;
 	struct cd_pairs tpairs, cpairs;
@@ -110,23 +110,9 @@ struct comdetect {
 	struct comdetect_line *r_lines;
 };
 
-/* splitmix64: small, seeded, reproducible */
 static u64 cd_rand(struct comdetect *cd)
 {
-	u64 z = (cd->rng += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-static u64 hash64(u64 x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ull;
-	return x ^ (x >> 33);
+	return lp_splitmix64(&cd->rng);
 }
 
 static int overlaps(u64 a, u64 alen, u64 b, u64 blen)
@@ -185,9 +171,9 @@ static int cd_config_fill(struct comdetect_config *c,
 
 static struct cd_thread *cd_thread_by_tid(struct comdetect *cd, u32 tid)
 {
-	u32 idx;
+	u64 idx;
 
-	return lp_tidmap__get(&cd->tids, tid, &idx) ? &cd->thr[idx] : NULL;
+	return lp_map__get(&cd->tids, tid, &idx) ? &cd->thr[idx] : NULL;
 }
 
 static int cd_threads_grow(struct comdetect *cd, u32 n)
@@ -240,7 +226,7 @@ static int cd_thread_start(struct comdetect *cd, const struct lp_thread *th)
 	memset(t, 0, sizeof(*t));
 	t->tid = th->tid;
 	t->started = t->live = 1;
-	return lp_tidmap__set(&cd->tids, th->tid, th->index);
+	return lp_map__put(&cd->tids, th->tid, th->index);
 }
 
 static void cd_thread_exit(struct comdetect *cd, const struct lp_thread *th)
@@ -264,42 +250,29 @@ static u32 cd_index(struct comdetect *cd, struct cd_thread *t)
 static int cd_pairs_add(struct cd_pairs *p, u32 a, u32 b, int is_true,
 			double vol)
 {
-	u64 key = (u64)a << 32 | b;
-	u32 mask, h, i;
+	u64 *i = lp_map__slot(&p->idx, (u64)a << 32 | b);
+	struct cd_pair *q;
 
-	if ((p->n + 1) * 2 > p->cap) {
-		u32 cap = p->cap ? p->cap * 2 : 64, ocap = p->cap;
-		struct cd_pair *old = p->v, *v = calloc(cap, sizeof(*v));
+	if (!i)
+		return -ENOMEM;
+	if (!*i) {		/* new: indices are stored + 1 */
+		if (p->n == p->cap) {
+			u32 cap = p->cap ? p->cap * 2 : 64;
+			struct cd_pair *v = realloc(p->v, cap * sizeof(*v));
 
-		if (!v)
-			return -ENOMEM;
-		p->v = v;
-		p->cap = cap;
-		p->n = 0;
-		for (i = 0; i < ocap; i++) {
-			if (!old[i].used)
-				continue;
-			for (h = hash64(old[i].key) & (cap - 1); v[h].used;
-			     h = (h + 1) & (cap - 1))
-				;
-			v[h] = old[i];
-			p->n++;
+			if (!v)
+				return -ENOMEM;
+			p->v = v;
+			p->cap = cap;
 		}
-		free(old);
+		p->v[p->n] = (struct cd_pair){ a, b, 0, 0 };
+		*i = ++p->n;
 	}
-	mask = p->cap - 1;
-	for (h = hash64(key) & mask; p->v[h].used; h = (h + 1) & mask)
-		if (p->v[h].key == key)
-			break;
-	if (!p->v[h].used) {
-		p->v[h].used = 1;
-		p->v[h].key = key;
-		p->n++;
-	}
+	q = &p->v[*i - 1];
 	if (is_true)
-		p->v[h].vt += vol;
+		q->vt += vol;
 	else
-		p->v[h].vf += vol;
+		q->vf += vol;
 	return 0;
 }
 
@@ -307,7 +280,7 @@ static int cd_pairs_add(struct cd_pairs *p, u32 a, u32 b, int is_true,
 
 static struct comdetect_line *cd_line_find(struct comdetect *cd, u64 line)
 {
-	int i = cd->buckets[hash64(line) % cd->nbuckets];
+	int i = cd->buckets[lp_hash64(line) % cd->nbuckets];
 
 	for (; i >= 0; i = cd->lines[i].next)
 		if (cd->lines[i].l.line == line)
@@ -317,7 +290,7 @@ static struct comdetect_line *cd_line_find(struct comdetect *cd, u64 line)
 
 static void cd_line_unlink(struct comdetect *cd, int idx)
 {
-	int *pp = &cd->buckets[hash64(cd->lines[idx].l.line) % cd->nbuckets];
+	int *pp = &cd->buckets[lp_hash64(cd->lines[idx].l.line) % cd->nbuckets];
 
 	while (*pp != idx)
 		pp = &cd->lines[*pp].next;
@@ -355,7 +328,7 @@ static struct comdetect_line *cd_line_get(struct comdetect *cd, u64 line)
 	memset(&cd->lines[idx].l, 0, sizeof(cd->lines[idx].l));
 	cd->lines[idx].used = 1;
 	cd->lines[idx].l.line = line;
-	b = hash64(line) % cd->nbuckets;
+	b = lp_hash64(line) % cd->nbuckets;
 	cd->lines[idx].next = cd->buckets[b];
 	cd->buckets[b] = idx;
 	return &cd->lines[idx].l;
@@ -418,7 +391,7 @@ static void cd_line_touch(struct comdetect *cd, struct comdetect_line *l,
 
 static u32 cd_board_hash(struct comdetect *cd, u64 line)
 {
-	return hash64(line) % (u64)cd->cfg.board_size;
+	return lp_hash64(line) % (u64)cd->cfg.board_size;
 }
 
 /*
@@ -845,11 +818,11 @@ static void cd_symmetrize(const struct cd_pairs *p, u32 n, double *all,
 {
 	size_t i;
 
-	for (i = 0; i < p->cap; i++) {
+	for (i = 0; i < p->n; i++) {
 		const struct cd_pair *q = &p->v[i];
-		u32 a = q->key >> 32, b = (u32)q->key;
+		u32 a = q->a, b = q->b;
 
-		if (!q->used || a >= n || b >= n)
+		if (a >= n || b >= n)
 			continue;
 		tr[(size_t)a * n + b] += q->vt;
 		tr[(size_t)b * n + a] += q->vt;
@@ -1005,9 +978,11 @@ void comdetect__delete(struct comdetect *cd)
 	cd_result_free(cd);
 	free(cd->board);
 	free(cd->thr);
-	lp_tidmap__exit(&cd->tids);
+	lp_map__exit(&cd->tids);
 	free(cd->tpairs.v);
 	free(cd->cpairs.v);
+	lp_map__exit(&cd->tpairs.idx);
+	lp_map__exit(&cd->cpairs.idx);
 	free(cd->lines);
 	free(cd->buckets);
 	free(cd);

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/hash.h"
 #include "core/reuse-exact.h"
 
 #define NO_SLOT		UINT32_MAX
@@ -53,33 +54,17 @@ struct stream {
 	struct etab tab;
 };
 
-struct tidmap {
-	u32 *tid;
-	u32 *idx;
-	u32 mask;		/* table size - 1; 0 when empty */
-};
-
 struct reuse_exact {
 	struct reuse_exact_opts o;
 	int nthr, thr_cap;
 	struct reuse_exact_thread *thr;
 	struct stream *streams;	/* one per thread, or one (SHARED) */
 	int nstreams;
-	struct tidmap tids;
+	struct lp_map tids;	/* tid -> thread index */
 	u32 last_tid;
 	int last_idx;		/* -1: none */
 	struct atab holders;
 };
-
-static u64 mix(u64 x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
 
 /* ---- address -> latest access ---- */
 
@@ -98,7 +83,7 @@ static int etab__grow(struct etab *t)
 
 			if (t->v[i].last_thr == EMPTY_THR)
 				continue;
-			j = mix(t->v[i].key) & (cap - 1);
+			j = lp_hash64(t->v[i].key) & (cap - 1);
 			while (v[j].last_thr != EMPTY_THR)
 				j = (j + 1) & (cap - 1);
 			v[j] = t->v[i];
@@ -116,7 +101,7 @@ static struct ent *etab__find(const struct etab *t, u64 key)
 
 	if (!t->v)
 		return NULL;
-	for (i = mix(key) & t->mask;; i = (i + 1) & t->mask) {
+	for (i = lp_hash64(key) & t->mask;; i = (i + 1) & t->mask) {
 		if (t->v[i].last_thr == EMPTY_THR)
 			return NULL;
 		if (t->v[i].key == key)
@@ -142,7 +127,7 @@ static int etab__get(struct etab *t, u64 key, u32 thr, struct ent **ep,
 		if (err)
 			return err;
 	}
-	for (i = mix(key) & t->mask; t->v[i].last_thr != EMPTY_THR;
+	for (i = lp_hash64(key) & t->mask; t->v[i].last_thr != EMPTY_THR;
 	     i = (i + 1) & t->mask)
 		;
 	e = &t->v[i];
@@ -176,7 +161,7 @@ static int atab__grow(struct atab *t)
 
 			if (!t->v[i].cap)
 				continue;
-			j = mix(t->v[i].key) & (cap - 1);
+			j = lp_hash64(t->v[i].key) & (cap - 1);
 			while (v[j].cap)
 				j = (j + 1) & (cap - 1);
 			v[j] = t->v[i];
@@ -198,7 +183,7 @@ static int atab__get(struct atab *t, u64 key, struct aent **ap)
 		if (err)
 			return err;
 	}
-	for (i = mix(key) & t->mask; t->v[i].cap; i = (i + 1) & t->mask) {
+	for (i = lp_hash64(key) & t->mask; t->v[i].cap; i = (i + 1) & t->mask) {
 		if (t->v[i].key == key) {
 			*ap = &t->v[i];
 			return 0;
@@ -348,18 +333,6 @@ static void stream__exit(struct stream *s)
 
 /* ---- threads ---- */
 
-static int tidmap__put(struct tidmap *m, u32 tid, u32 idx)
-{
-	u32 i;
-
-	for (i = tid * 2654435761u & m->mask; m->idx[i] != EMPTY_THR;
-	     i = (i + 1) & m->mask)
-		;
-	m->tid[i] = tid;
-	m->idx[i] = idx;
-	return 0;
-}
-
 static int reuse_exact__new_thread(struct reuse_exact *re, u32 tid)
 {
 	struct reuse_exact_thread *t;
@@ -382,26 +355,8 @@ static int reuse_exact__new_thread(struct reuse_exact *re, u32 tid)
 		}
 		re->thr_cap = cap;
 	}
-	/* keep the tid table at most half full */
-	if ((n + 1) * 2 > re->tids.mask + 1) {
-		u32 cap = re->tids.mask ? (re->tids.mask + 1) * 2 : 16, i;
-		struct tidmap m = { malloc(cap * sizeof(u32)),
-				    malloc(cap * sizeof(u32)), cap - 1 };
-
-		if (!m.tid || !m.idx) {
-			free(m.tid);
-			free(m.idx);
-			return -ENOMEM;
-		}
-		for (i = 0; i < cap; i++)
-			m.idx[i] = EMPTY_THR;
-		for (i = 0; re->tids.mask && i <= re->tids.mask; i++)
-			if (re->tids.idx[i] != EMPTY_THR)
-				tidmap__put(&m, re->tids.tid[i], re->tids.idx[i]);
-		free(re->tids.tid);
-		free(re->tids.idx);
-		re->tids = m;
-	}
+	if (lp_map__put(&re->tids, tid, n))
+		return -ENOMEM;
 	if (re->o.mode == REUSE_EXACT_PER_THREAD) {
 		memset(&re->streams[n], 0, sizeof(re->streams[n]));
 		re->nstreams++;
@@ -411,33 +366,27 @@ static int reuse_exact__new_thread(struct reuse_exact *re, u32 tid)
 	t->tid = tid;
 	reuse_hist__init(&t->stack, REUSE_STACK, re->o.gran);
 	reuse_hist__init(&t->time, REUSE_TIME, re->o.gran);
-	tidmap__put(&re->tids, tid, n);
 	re->nthr++;
 	return n;
 }
 
 static int reuse_exact__thread_index(struct reuse_exact *re, u32 tid)
 {
-	u32 i;
+	u64 idx;
+	int i;
 
 	if (re->last_idx >= 0 && re->last_tid == tid)
 		return re->last_idx;
-	for (i = tid * 2654435761u & re->tids.mask;
-	     re->tids.mask && re->tids.idx[i] != EMPTY_THR;
-	     i = (i + 1) & re->tids.mask) {
-		if (re->tids.tid[i] == tid)
-			goto found;
+	if (lp_map__get(&re->tids, tid, &idx)) {
+		i = (int)idx;
+	} else {
+		i = reuse_exact__new_thread(re, tid);
+		if (i < 0)
+			return i;
 	}
-	i = reuse_exact__new_thread(re, tid);
-	if ((int)i < 0)
-		return i;
 	re->last_tid = tid;
 	re->last_idx = i;
 	return i;
-found:
-	re->last_tid = tid;
-	re->last_idx = re->tids.idx[i];
-	return re->last_idx;
 }
 
 /* ---- public ---- */
@@ -481,8 +430,7 @@ void reuse_exact__delete(struct reuse_exact *re)
 		stream__exit(&re->streams[i]);
 	free(re->streams);
 	free(re->thr);
-	free(re->tids.tid);
-	free(re->tids.idx);
+	lp_map__exit(&re->tids);
 	atab__exit(&re->holders);
 	free(re);
 }

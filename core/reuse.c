@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "core/reuse.h"
-#include "core/tidmap.h"
+#include "core/hash.h"
 
 #define RU_MAX_THREADS	(1u << 24)
 #define RU_NO_CPU	(~0u)
@@ -122,7 +122,7 @@ struct reuse {
 
 	struct ru_thread *thr;
 	u32 nthr, thr_cap, nlive;
-	struct lp_tidmap tids;
+	struct lp_map tids;		/* tid -> thread index */
 
 	struct ru_det *det;
 	size_t ndet, det_cap;
@@ -152,29 +152,15 @@ struct reuse {
 	struct reuse_pair *r_pairs;
 };
 
-/* splitmix64, as comdetect: small, seeded, reproducible */
 static u64 ru_rand(struct reuse *ru)
 {
-	u64 z = (ru->rng += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
+	return lp_splitmix64(&ru->rng);
 }
 
 /* uniform in [0, 1) with 53 bits */
 static double ru_uniform(struct reuse *ru)
 {
 	return (ru_rand(ru) >> 11) * (1.0 / 9007199254740992.0);
-}
-
-static u64 hash64(u64 x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ull;
-	return x ^ (x >> 33);
 }
 
 void reuse__config_init(struct reuse_config *cfg)
@@ -228,9 +214,9 @@ u64 reuse__ns_to_accesses(double ns, double rate)
 
 static struct ru_thread *ru_thread_by_tid(struct reuse *ru, u32 tid)
 {
-	u32 idx;
+	u64 idx;
 
-	return lp_tidmap__get(&ru->tids, tid, &idx) ? &ru->thr[idx] : NULL;
+	return lp_map__get(&ru->tids, tid, &idx) ? &ru->thr[idx] : NULL;
 }
 
 static int ru_threads_grow(struct reuse *ru, u32 n)
@@ -371,7 +357,7 @@ static int ru_record(struct reuse *ru, u32 thread, u8 kind, double ns,
 static void ru_pair_add(struct reuse *ru, const struct ru_watch *w, u64 trap_ip,
 			int inval)
 {
-	u64 key = hash64(w->use_ip * 31 + trap_ip);
+	u64 key = lp_hash64(w->use_ip * 31 + trap_ip);
 	u32 mask = ru->pairs_cap - 1, h;
 
 	for (h = key & mask; ru->pairs[h].used; h = (h + 1) & mask) {
@@ -428,7 +414,7 @@ static int ru_stride(struct reuse *ru, u32 thread, const struct lp_sample *s)
 
 	if (!key)
 		key = 1;
-	h = hash64(key) & (RU_STRIDE_CAP - 1);
+	h = lp_hash64(key) & (RU_STRIDE_CAP - 1);
 	e = &ru->stride[h];
 	if (e->key == key && s->thread_ns > e->ns && e->size == s->size && s->size) {
 		u64 d = s->addr > e->addr ? s->addr - e->addr : e->addr - s->addr;
@@ -773,7 +759,7 @@ static int ru_thread_start(struct reuse *ru, const struct lp_thread *th,
 	t->cpu = th->cpu;
 	t->started = t->live = 1;
 	ru->nlive++;
-	err = lp_tidmap__set(&ru->tids, th->tid, th->index);
+	err = lp_map__put(&ru->tids, th->tid, th->index);
 	/* it may store to (or reuse) what the active slots watch */
 	for (i = 0; !err && i < ru->cfg.nslots; i++)
 		if (ru->slot[i].cur.active)
@@ -1782,7 +1768,7 @@ void reuse__delete(struct reuse *ru)
 		return;
 	ru_result_free(ru);
 	free(ru->thr);
-	lp_tidmap__exit(&ru->tids);
+	lp_map__exit(&ru->tids);
 	free(ru->det);
 	free(ru->stride);
 	free(ru->rates.v);
