@@ -60,7 +60,6 @@ static void time_desc(const struct reuse_report *r, char *buf, size_t len)
 		 res->rate_source == REUSE_RATE_STRIDE && res->rate_pairs_local ?
 			"median of the stride pairs inside some reuse" :
 		 res->rate_source == REUSE_RATE_STRIDE ? "estimated from the address strides of consecutive samples at one instruction" :
-		 res->rate_source == REUSE_RATE_COUNTER ? "loads+stores counters" :
 		 "DEFAULT: too few stride pairs to estimate, distances are in ns of CPU time; give --access-rate",
 		 chain,
 		 r->sync == 1 ? "; watchpoints armed while the sampled thread was held (--sync)" :

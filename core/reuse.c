@@ -19,7 +19,7 @@
 #define RU_CHAIN_SLACK	8.0		/* a counted gap's rate vs the time rate */
 
 const char *const reuse_rate_source_names[] = {
-	"default", "user", "stride", "counter",
+	"default", "user", "stride",
 };
 
 const char *const reuse_time_source_names[] = {
@@ -142,7 +142,6 @@ struct reuse {
 	u32 pairs_cap;
 	int npairs;
 
-	double counter_last;		/* TODO(pebs/ibs): counter readings */
 	int finished;
 	struct reuse_stats st;
 
@@ -800,17 +799,6 @@ static int ru_thread_exit(struct reuse *ru, const struct lp_thread *th,
 	return 0;
 }
 
-int reuse__counter(struct reuse *ru, const struct lp_counter *c)
-{
-	/*
-	 * TODO(pebs/ibs): keep each thread's latest loads+stores reading and
-	 * stamp it on its samples and traps; the reuse time is then the counter
-	 * difference (REUSE_RATE_COUNTER) instead of rate x thread CPU ns.
-	 */
-	ru->counter_last = (double)c->value;
-	return 0;
-}
-
 int reuse__event(struct reuse *ru, const struct lp_event *ev,
 		 struct lp_actions *out)
 {
@@ -823,8 +811,6 @@ int reuse__event(struct reuse *ru, const struct lp_event *ev,
 		return ru_sample(ru, &ev->sample, out);
 	case LP_EV_TRAP:
 		return ru_trap(ru, &ev->trap, out);
-	case LP_EV_COUNTER:
-		return reuse__counter(ru, &ev->counter);
 	default:		/* action echoes, mmaps, lost: not ours */
 		return 0;
 	}
@@ -1474,7 +1460,7 @@ static int ru_accesses(struct reuse *ru, struct reuse_result *r)
 	if (!ru->cfg.no_chain)
 		qsort(ru->pts, ru->npts, sizeof(*ru->pts), ru_pt_cmp);
 	if (!ru->cfg.no_chain && !ru->cfg.unweighted &&
-	    r->rate_source != REUSE_RATE_USER && r->rate_source != REUSE_RATE_COUNTER)
+	    r->rate_source != REUSE_RATE_USER)
 		r->access_weighted = ru_access_weights(ru);
 	for (d = 0; d < ru->ndet; d++) {
 		struct ru_det *x = &ru->det[d];

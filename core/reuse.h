@@ -73,9 +73,6 @@
  *   0) when at least REUSE_MIN_TRAP_COST were seen (result.trap_cost_ns).
  *   In accesses: t = max(0, round(rate x ns) - 1) accesses strictly
  *   between use and reuse.
- *   TODO(pebs/ibs): with a facility that counts loads+stores (LP_EV_COUNTER
- *   read at sample and trap, DESIGN 3.2) the counter difference replaces
- *   rate x ns; reuse__counter() is the hook that records the readings.
  * - Access rate (accesses per ns of thread CPU time), in this order:
  *   cfg.access_rate if set (REUSE_RATE_USER, one rate for every reuse);
  *   else the stride estimate (REUSE_RATE_STRIDE): two consecutive samples
@@ -197,7 +194,6 @@ enum reuse_rate_source {
 	REUSE_RATE_DEFAULT = 0,		/* nothing measured: 1 per ns */
 	REUSE_RATE_USER = 1,		/* --access-rate */
 	REUSE_RATE_STRIDE = 2,		/* estimated from sample strides */
-	REUSE_RATE_COUNTER = 3,		/* loads+stores counters (TODO) */
 };
 
 enum reuse_time_source {
@@ -275,8 +271,6 @@ int reuse__event(struct reuse *ru, const struct lp_event *ev,
 /* End of stream: active watches become cold. */
 int reuse__finish(struct reuse *ru);
 
-/* TODO(pebs/ibs) hook: a loads+stores counter reading of a thread. */
-int reuse__counter(struct reuse *ru, const struct lp_counter *c);
 
 /*
  * Histograms and counts of everything seen so far (normally after finish);
