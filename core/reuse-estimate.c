@@ -1,0 +1,881 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The reuse estimator: after the run, the tracker's detections become the
+ * result: access rates, reuse times in accesses (chains along the samples,
+ * wraps, local rates), weights, and the footprint conversion of reuse
+ * times into stack distances by windows, piecewise across them
+ * (Documentation/reuse-estimator.md).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/reuse-internal.h"
+
+static int dbl_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* ---- results ---------------------------------------------------------- */
+
+void ru_result_free(struct reuse *ru)
+{
+	free(ru->r_thr);
+	free(ru->r_pairs);
+	ru->r_thr = NULL;
+	ru->r_pairs = NULL;
+}
+
+static int ru_pair_cmp(const void *pa, const void *pb)
+{
+	const struct reuse_pair *a = pa, *b = pb;
+	u64 na = a->reuses + a->invalidations, nb = b->reuses + b->invalidations;
+
+	if (na != nb)
+		return na < nb ? 1 : -1;
+	if (a->use_ip != b->use_ip)
+		return a->use_ip < b->use_ip ? -1 : 1;
+	return a->reuse_ip < b->reuse_ip ? -1 : a->reuse_ip > b->reuse_ip;
+}
+
+/* The median of @d (sorted in place), 0 if empty. */
+static double ru_median(struct ru_dbl *d)
+{
+	if (!d->n)
+		return 0;
+	qsort(d->v, d->n, sizeof(*d->v), dbl_cmp);
+	return d->n % 2 ? d->v[d->n / 2] : (d->v[d->n / 2 - 1] + d->v[d->n / 2]) / 2;
+}
+
+static double ru_rate(struct reuse *ru, struct reuse_result *r)
+{
+	r->stride_rate = 0;
+	ru->st.rate_pairs = ru->rates.n;
+	if (ru->rates.n >= REUSE_MIN_RATE_PAIRS)
+		r->stride_rate = ru_median(&ru->rates);
+	if (ru->cfg.access_rate > 0) {
+		r->rate_source = REUSE_RATE_USER;
+		return ru->cfg.access_rate;
+	}
+	if (r->stride_rate > 0) {
+		r->rate_source = REUSE_RATE_STRIDE;
+		return r->stride_rate;
+	}
+	r->rate_source = REUSE_RATE_DEFAULT;
+	return 1.0;
+}
+
+static int ru_det_time_cmp(const void *pa, const void *pb)
+{
+	const struct ru_det *a = *(const struct ru_det *const *)pa;
+	const struct ru_det *b = *(const struct ru_det *const *)pb;
+
+	return a->use_time < b->use_time ? -1 : a->use_time > b->use_time;
+}
+
+static int ru_span_cmp(const void *pa, const void *pb)
+{
+	const struct ru_span *a = pa, *b = pb;
+
+	if (a->thread != b->thread)
+		return a->thread < b->thread ? -1 : 1;
+	return a->t1 < b->t1 ? -1 : a->t1 > b->t1;
+}
+
+/*
+ * The local rate of a reuse timed in thread CPU ns [u, u + n]: the median
+ * of the thread's forward stride pairs inside that interval (a pass over
+ * the data reused, at the speed of that phase; see reuse.h), 0 if none.
+ * Marks the pairs it used in @used.
+ */
+static double ru_local_rate(struct reuse *ru, u32 thread, u64 u, u64 n,
+			    u8 *used, struct ru_dbl *tmp)
+{
+	size_t lo = 0, hi = ru->nspans, j;
+
+	while (lo < hi) {	/* first span of @thread with t1 >= u */
+		size_t m = (lo + hi) / 2;
+		const struct ru_span *x = &ru->spans[m];
+
+		if (x->thread < thread || (x->thread == thread && x->t1 < u))
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	tmp->n = 0;
+	for (j = lo; j < ru->nspans && ru->spans[j].thread == thread &&
+		     ru->spans[j].t1 <= u + n; j++) {
+		if (ru->spans[j].t0 < u)
+			continue;
+		if (ru_dbl_push(tmp, ru->spans[j].rate))
+			return 0;
+		used[j] = 1;
+	}
+	return ru_median(tmp);
+}
+
+static int ru_pt_cmp(const void *pa, const void *pb)
+{
+	const struct ru_pt *a = pa, *b = pb;
+
+	if (a->thread != b->thread)
+		return a->thread < b->thread ? -1 : 1;
+	return a->ns < b->ns ? -1 : a->ns > b->ns;
+}
+
+/*
+ * Two samples of a thread at one instruction and address: it did not move
+ * in between (on this VM a held sample's stop and trap cost more thread
+ * CPU time than a period, so samples pile up where the thread stands).
+ * The step holds no accesses of the program, and its time is overhead.
+ */
+static int ru_stuck(const struct ru_pt *a, const struct ru_pt *b)
+{
+	return a->addr == b->addr && a->ip == b->ip;
+}
+
+/*
+ * Accesses from sample @a to sample @b of one thread counted by address:
+ * a forward step of a dense walk (same access size, IPs of one loop body,
+ * whole elements) whose implied rate is within RU_CHAIN_SLACK of @rate,
+ * the time-based one (both carry the same sampling overhead). 0: not
+ * countable, time it.
+ */
+static double ru_chain_step(const struct ru_pt *a, const struct ru_pt *b,
+			    double rate)
+{
+	u64 d, dip = a->ip > b->ip ? a->ip - b->ip : b->ip - a->ip;
+	double n, ns;
+
+	if (!a->size || a->size != b->size || b->addr <= a->addr ||
+	    dip > RU_LOOP_BYTES || b->ns <= a->ns)
+		return 0;
+	d = b->addr - a->addr;
+	if (d % a->size || d / a->size > RU_STRIDE_MAX)
+		return 0;
+	n = (double)(d / a->size);
+	ns = (double)(b->ns - a->ns);
+	if (rate > 0 && (n > ns * rate * RU_CHAIN_SLACK ||
+			 n * RU_CHAIN_SLACK < ns * rate))
+		return 0;
+	return n;
+}
+
+/*
+ * The accesses of reuse @x counted along its thread's samples between use
+ * and reuse (the thread's points sorted by ru_pt_cmp): each step between
+ * consecutive points is counted by address where it is a dense forward
+ * walk (ru_chain_step), else timed at x->rate; @cost (the held stop and
+ * trap) comes off the timed steps once. Address counts carry none of the
+ * sampling overhead that inflates thread CPU time (on a VM without a PMU,
+ * often more than the program's own time). Returns -1 when no sample lies
+ * between use and reuse (time the whole reuse), else the accesses.
+ */
+/* Index of the first point of @thread at or after thread CPU ns @t. */
+static size_t ru_pt_find(const struct reuse *ru, u32 thread, u64 t)
+{
+	size_t lo = 0, hi = ru->npts;
+
+	while (lo < hi) {
+		size_t m = (lo + hi) / 2;
+		const struct ru_pt *p = &ru->pts[m];
+
+		if (p->thread < thread || (p->thread == thread && p->ns < t))
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	return lo;
+}
+
+static int u64_cmp(const void *pa, const void *pb)
+{
+	u64 a = *(const u64 *)pa, b = *(const u64 *)pb;
+
+	return a < b ? -1 : a > b;
+}
+
+/*
+ * A backward step @a -> @b of a loop (the walk wrapped around its array),
+ * taken between thread CPU ns @t0 and @t1 of @thread: the accesses from @a
+ * to the array's end and from its start to @b. The array is the run of the
+ * loop's sample addresses around @a and @b with no hole over RU_WRAP_HOLE
+ * median steps, taken from @a's and @b's phases only (ru_segments; a step
+ * from one array into the next spans two): those of [@t0, @t1], then,
+ * walking out in time up to RU_WRAP_SPAN samples each side (and not into
+ * another phase), those that fall inside the run so far or
+ * extend it by less than a hole; the first that does not ends the walk on
+ * that side (another array, or another phase). So does a step into a
+ * neighbouring array, which no hole separates: a walk wraps back to its
+ * array's start, so a later sample that lands below the run by a backward
+ * step, and after which the loop does not come back into the run, begins
+ * another array (an earlier one above the run, mirrored). Plus half a
+ * median step for the unsampled ends. 0: not a wrap of one array.
+ */
+#define RU_WRAP_HOLE	4
+#define RU_WRAP_SPAN	64	/* points each side of the interval */
+#define RU_WRAP_BACK	4	/* points that must not come back into the run */
+#define RU_WRAP_TIME_HOLE 12	/* x the walked distance of a gap (ru_wrap_walk) */
+static int ru_loop_pt(const struct ru_pt *p, const struct ru_pt *a)
+{
+	u64 d = p->ip > a->ip ? p->ip - a->ip : a->ip - p->ip;
+
+	return p->thread == a->thread && p->size == a->size && d <= RU_LOOP_BYTES;
+}
+
+/*
+ * Whether loop sample @p belongs to the phase of @a or of @b (a wrap's
+ * step), so a wrap's array is built from those phases only: a reuse that
+ * spans phases holds the samples of other arrays, often adjacent ones.
+ * Unknown phases (0) take any.
+ */
+static int ru_wrap_seg(const struct ru_pt *p, const struct ru_pt *a,
+		       const struct ru_pt *b)
+{
+	if (!a->seg && !b->seg)
+		return 1;
+	return p->seg == a->seg || p->seg == b->seg;
+}
+
+/*
+ * Whether the loop left the run [@lo, @hi] at index @j for good: none of
+ * its next RU_WRAP_BACK samples of @a's thread in direction @dir comes
+ * back into it (the side it left by: below @lo later in time, above @hi
+ * earlier).
+ */
+static int ru_wrap_left(const struct reuse *ru, const struct ru_pt *a,
+			size_t j, int dir, u64 lo, u64 hi)
+{
+	size_t n = 0;
+
+	for (j += dir; j < ru->npts && n < RU_WRAP_BACK; j += dir) {
+		const struct ru_pt *p = &ru->pts[j];
+
+		if (p->thread != a->thread)
+			break;
+		if (!ru_loop_pt(p, a))
+			continue;
+		if (dir > 0 ? p->addr >= lo : p->addr <= hi)
+			return 0;
+		n++;
+	}
+	return 1;
+}
+
+/*
+ * Widen [@lo, @hi] by the loop's samples of @a's thread from index @j on
+ * (@dir -1: the ones before @j, going back; 1: @j and after), up to
+ * RU_WRAP_SPAN of them, stopping at the first outside it by more than the
+ * hole or in another array (ru_wrap_left). The hole is @hole, or as far
+ * as the loop walks at RU_WRAP_TIME_HOLE x the forward steps' median rate
+ * in the thread CPU time since the walk's previous sample, if that is
+ * more: held stops and traps make the gaps between samples uneven (at
+ * -c 25000 on this VM, 44-232 us of thread CPU time from the 5th to the
+ * 95th percentile, median 66 us), and one long gap outweighs 4 median
+ * steps. @edge: the address of the loop's sample next
+ * to @j in time on the interval's side, @edge_ns its thread CPU ns.
+ */
+static void ru_wrap_walk(const struct reuse *ru, const struct ru_pt *a,
+			 const struct ru_pt *b, size_t j, int dir, u64 hole,
+			 u64 edge, u64 edge_ns, u64 *lo, u64 *hi)
+{
+	size_t n = 0;
+
+	for (j = dir < 0 ? j - 1 : j; j < ru->npts && n < RU_WRAP_SPAN; j += dir) {
+		const struct ru_pt *p = &ru->pts[j];
+		u64 h = hole, dt = p->ns > edge_ns ? p->ns - edge_ns : edge_ns - p->ns;
+		double walked = RU_WRAP_TIME_HOLE * ru->step_rate * (double)dt;
+
+		if (p->thread != a->thread)
+			break;
+		if (!ru_loop_pt(p, a))
+			continue;
+		if (!ru_wrap_seg(p, a, b))	/* another phase of the loop */
+			break;
+		if (walked * a->size > (double)h)
+			h = (u64)(walked * a->size);
+		if (p->addr + h < *lo || p->addr > *hi + h)
+			break;
+		if ((dir > 0 ? p->addr < edge && p->addr < *lo
+			     : p->addr > edge && p->addr > *hi) &&
+		    ru_wrap_left(ru, a, j, dir, *lo, *hi))
+			break;
+		*lo = p->addr < *lo ? p->addr : *lo;
+		*hi = p->addr > *hi ? p->addr : *hi;
+		edge = p->addr;
+		edge_ns = p->ns;
+		n++;
+	}
+}
+
+static double ru_wrap(const struct reuse *ru, u64 t0, u64 t1,
+		      const struct ru_pt *a, const struct ru_pt *b)
+{
+	u64 hole, lo, hi, *v, first = a->addr, last = b->addr;
+	u64 first_ns = a->ns, last_ns = b->ns;
+	u64 dip = a->ip > b->ip ? a->ip - b->ip : b->ip - a->ip;
+	size_t i, k, j, nv = 0, ia = 0, ib = 0;
+	double ret = 0;
+
+	if (!ru->step_med || !a->size || a->size != b->size ||
+	    b->addr >= a->addr || dip > RU_LOOP_BYTES)
+		return 0;
+	hole = (u64)(ru->step_med * RU_WRAP_HOLE) * a->size;
+	i = ru_pt_find(ru, a->thread, t0);
+	k = ru_pt_find(ru, a->thread, t1 + 1);
+	v = malloc((k - i + 2) * sizeof(*v));
+	if (!v)
+		return 0;
+	for (j = i; j < k; j++)
+		if (ru_loop_pt(&ru->pts[j], a) && ru_wrap_seg(&ru->pts[j], a, b)) {
+			if (!nv) {
+				first = ru->pts[j].addr;
+				first_ns = ru->pts[j].ns;
+			}
+			last = ru->pts[j].addr;
+			last_ns = ru->pts[j].ns;
+			v[nv++] = ru->pts[j].addr;
+		}
+	v[nv++] = a->addr;
+	v[nv++] = b->addr;
+	qsort(v, nv, sizeof(*v), u64_cmp);
+	for (j = 0; j < nv; j++) {
+		if (v[j] == b->addr && !ib)
+			ib = j + 1;
+		if (v[j] == a->addr)
+			ia = j + 1;
+	}
+	for (j = ib; j < ia; j++)	/* b .. a: one array */
+		if (v[j] - v[j - 1] > hole)
+			goto out;
+	for (lo = ib - 1; lo > 0 && v[lo] - v[lo - 1] <= hole; lo--)
+		;
+	for (hi = ia - 1; hi + 1 < nv && v[hi + 1] - v[hi] <= hole; hi++)
+		;
+	lo = v[lo];
+	hi = v[hi];
+	ru_wrap_walk(ru, a, b, i, -1, hole, first, first_ns, &lo, &hi); /* before */
+	ru_wrap_walk(ru, a, b, k, 1, hole, last, last_ns, &lo, &hi);	/* after */
+	ret = (double)((hi - a->addr) + (b->addr - lo)) / a->size +
+	      ru->step_med / 2;
+out:
+	free(v);
+	return ret;
+}
+
+static double ru_chain(const struct reuse *ru, const struct ru_det *x,
+		       double cost)
+{
+	u64 u = x->use_ns, r = x->use_ns + (u64)x->ns;
+	size_t j;
+	struct ru_pt prev = { x->thread, x->size, u, x->addr, x->ip, 0 }, end;
+	double acc = 0, acc_ns = 0, timed = 0, n;
+	int inside = 0;
+
+	j = ru_pt_find(ru, x->thread, u);	/* the use's own sample */
+	if (j < ru->npts && ru->pts[j].ns == u && ru->pts[j].addr == x->addr &&
+	    ru->pts[j].thread == x->thread)
+		prev.seg = ru->pts[j].seg;
+	end = prev;
+	end.ns = r;
+	for (j = ru_pt_find(ru, x->thread, u + 1); j <= ru->npts; j++) {
+		const struct ru_pt *p = j < ru->npts ? &ru->pts[j] : &end;
+
+		if (j < ru->npts && (p->thread != x->thread || p->ns >= r))
+			p = &end;
+		end.seg = prev.seg;	/* the reuse: in the phase it left */
+		if (p != &end)
+			inside = 1;
+		n = ru_chain_step(&prev, p, ru->step_rate);
+		if (n <= 0)
+			n = ru_wrap(ru, u, r, &prev, p);
+		if (n <= 0 && p != &end && ru_stuck(&prev, p)) {
+			;	/* no accesses, overhead time */
+		} else if (n > 0) {
+			acc += n;
+			acc_ns += (double)(p->ns - prev.ns);
+		} else {
+			timed += (double)(p->ns - prev.ns);
+		}
+		if (p == &end)
+			break;
+		prev = *p;
+	}
+	if (!inside)
+		return -1;
+	if (acc_ns > 0)		/* the chain's own rate, overhead included */
+		return acc + timed * acc / acc_ns;
+	timed = timed > cost ? timed - cost : 0;
+	return timed * x->rate;
+}
+
+/*
+ * The phases of each loop of a thread (sets every point's seg). A loop's
+ * samples (ru_loop_pt) stay in one phase while they fall in its address
+ * range or extend it (below by at most a hole, forward by a step of the
+ * walk: ru_seg_fwd); one that leaves it, below or forward past a step,
+ * begins a new phase if the loop's next RU_SEG_AHEAD samples (within
+ * RU_SEG_SCAN of the thread's) stay outside the range on that side too: a
+ * wrap comes back into its array, the next array does not. A sample that
+ * is left behind by more (a stray access of the loop body) joins the phase
+ * without widening it. So adjacent arrays walked one after another
+ * (ribench's phases) become separate phases though no hole separates
+ * them; only a forward step into an adjacent array (walked upwards) is
+ * not told apart. The thread's RU_SEG_LOOPS latest loops are followed; a
+ * sample of none begins one.
+ */
+#define RU_SEG_AHEAD	4
+#define RU_SEG_SCAN	64
+#define RU_SEG_LOOPS	8
+struct ru_seg_loop {
+	size_t last;		/* index of its latest sample */
+	u64 lo, hi;		/* its phase's address range so far */
+	u32 seg;
+};
+
+static int ru_seg_left(const struct reuse *ru, size_t j, u64 lo, u64 hi)
+{
+	const struct ru_pt *p = &ru->pts[j];
+	int below = p->addr < lo, n = 0;
+	size_t k;
+
+	for (k = j + 1; k < ru->npts && k <= j + RU_SEG_SCAN && n < RU_SEG_AHEAD; k++) {
+		const struct ru_pt *q = &ru->pts[k];
+
+		if (q->thread != p->thread)
+			break;
+		if (!ru_loop_pt(q, p))
+			continue;
+		if (below ? q->addr >= lo : q->addr <= hi)
+			return 0;
+		n++;
+	}
+	return n > 0;
+}
+
+/*
+ * Whether @p, past the phase's top @hi, is a forward step from @a of the
+ * loop's walk: no farther than RU_WRAP_HOLE median steps, or than the loop
+ * goes at RU_CHAIN_SLACK x the forward steps' rate in the time between
+ * (held stops and traps make the time an upper bound only).
+ */
+static int ru_seg_fwd(const struct reuse *ru, const struct ru_pt *a,
+		      const struct ru_pt *p, u64 hi)
+{
+	double n = (double)(p->addr - hi) / (p->size ? p->size : 1);
+	double dt = p->ns > a->ns ? (double)(p->ns - a->ns) : 0;
+
+	return n <= ru->step_med * RU_WRAP_HOLE ||
+	       n <= dt * ru->step_rate * RU_CHAIN_SLACK;
+}
+
+static void ru_segments(struct reuse *ru)
+{
+	struct ru_seg_loop loop[RU_SEG_LOOPS], *l;
+	size_t j, nl = 0, i;
+	u32 seg = 0;
+	int fwd;
+
+	for (j = 0; j < ru->npts; j++) {
+		struct ru_pt *p = &ru->pts[j];
+		u64 hole = (u64)(ru->step_med * RU_WRAP_HOLE) * (p->size ? p->size : 1);
+
+		if (j && p->thread != ru->pts[j - 1].thread)
+			nl = 0;
+		fwd = 0;
+		for (l = NULL, i = 0; i < nl && !l; i++)
+			if (ru_loop_pt(p, &ru->pts[loop[i].last]))
+				l = &loop[i];
+		if (!l && nl < RU_SEG_LOOPS) {
+			l = &loop[nl++];
+		} else if (!l) {	/* the loop seen least recently */
+			for (l = &loop[0], i = 1; i < nl; i++)
+				if (loop[i].last < l->last)
+					l = &loop[i];
+		} else if ((p->addr >= l->lo && p->addr <= l->hi) ||
+			   (fwd = p->addr > l->hi &&
+				  ru_seg_fwd(ru, &ru->pts[l->last], p, l->hi)) ||
+			   !ru_seg_left(ru, j, l->lo, l->hi)) {
+			if (fwd)
+				l->hi = p->addr;
+			else if (p->addr < l->lo && l->lo - p->addr <= hole)
+				l->lo = p->addr;	/* farther: a stray access */
+			l->last = j;
+			p->seg = l->seg;
+			continue;
+		}
+		l->lo = l->hi = p->addr;	/* a new phase */
+		l->seg = ++seg;
+		l->last = j;
+		p->seg = l->seg;
+	}
+}
+
+/*
+ * Accesses each sample stands for. A time-based sampler (soft: thread CPU
+ * time) takes more samples per access where the program runs slowly, so
+ * phases are not sampled alike per access; the histograms are per access.
+ * A sample stands for the mean step from one sample of its thread to the
+ * next: counted by address (ru_chain_step forward, ru_wrap around an
+ * array), 0 where the thread did not move (ru_stuck). Steps that cannot be
+ * counted (another loop, a phase change) are left out. A detection's
+ * weight is scaled by that mean over the RU_APS_SPAN points of its thread
+ * around its use, over the run's mean step (so weights keep their scale).
+ * The mean, not the median: steps are skewed (a walk's forward steps are
+ * cut short by its wraps), and accesses per sample is a mean. No counted
+ * step near it, or a counting facility: 1. Sets step_med and step_rate
+ * (the forward steps' median size and rate) for the chains; returns the
+ * number of detections scaled.
+ */
+#define RU_APS_SPAN	16
+static u64 ru_access_weights(struct reuse *ru)
+{
+	double *step = malloc((ru->npts ? ru->npts : 1) * sizeof(*step));
+	struct ru_dbl all = { 0 }, rates = { 0 };
+	double sum = 0, run, near, n;
+	size_t d, j, lo, cnt = 0, k;
+	u64 nscaled = 0;
+
+	if (!step)
+		return 0;
+	for (d = 0; d < ru->ndet; d++)
+		ru->det[d].w = ru->det[d].w0;
+	for (j = 0; j < ru->npts; j++) {
+		const struct ru_pt *a = &ru->pts[j - !!j], *b = &ru->pts[j];
+
+		step[j] = -1;
+		if (!j || a->thread != b->thread)
+			continue;
+		step[j] = ru_chain_step(a, b, 0);
+		if (step[j] > 0 && (ru_dbl_push(&all, step[j]) ||
+				    ru_dbl_push(&rates, step[j] / (double)(b->ns - a->ns))))
+			goto out;
+	}
+	if (all.n < REUSE_MIN_RATE_PAIRS)
+		goto out;
+	ru->step_med = ru_median(&all);
+	ru->step_rate = ru_median(&rates);
+	ru_segments(ru);
+	for (j = 1; j < ru->npts; j++) {	/* as the chains count them */
+		const struct ru_pt *a = &ru->pts[j - 1], *b = &ru->pts[j];
+
+		if (a->thread != b->thread)
+			continue;
+		step[j] = ru_chain_step(a, b, ru->step_rate);
+		if (step[j] > 0)
+			continue;
+		step[j] = ru_stuck(a, b) ? 0 : ru_wrap(ru, a->ns, b->ns, a, b);
+		if (step[j] <= 0 && !ru_stuck(a, b))
+			step[j] = -1;
+	}
+	for (j = 0; j < ru->npts; j++)
+		if (step[j] >= 0) {
+			sum += step[j];
+			cnt++;
+		}
+	run = sum / (double)cnt;
+	for (d = 0; d < ru->ndet; d++) {
+		struct ru_det *x = &ru->det[d];
+
+		if (!x->use_ns || x->wall)
+			continue;
+		lo = ru_pt_find(ru, x->thread, x->use_ns);
+		near = n = 0;
+		for (k = lo > RU_APS_SPAN / 2 ? lo - RU_APS_SPAN / 2 : 0;
+		     k < ru->npts && k < lo + RU_APS_SPAN / 2; k++)
+			if (ru->pts[k].thread == x->thread && step[k] >= 0) {
+				near += step[k];
+				n++;
+			}
+		if (n < 3 || near <= 0)
+			continue;
+		x->w *= near / n / run;
+		nscaled++;
+	}
+out:
+	free(all.v);
+	free(rates.v);
+	free(step);
+	return nscaled;
+}
+
+/*
+ * Accesses between use and reuse: elapsed ns, less the measured cost of a
+ * held stop and a trap for reuses timed from a held sample, x the access
+ * rate: the reuse's local one where its interval holds stride pairs, else
+ * the run's (the median of the pairs some reuse used, or of all pairs).
+ */
+static int ru_accesses(struct reuse *ru, struct reuse_result *r)
+{
+	struct ru_dbl tmp = { 0 }, val = { 0 };
+	double *rate = calloc(ru->ndet ? ru->ndet : 1, sizeof(*rate));
+	u8 *used = calloc(ru->nspans ? ru->nspans : 1, 1);
+	size_t d;
+	int err = 0;
+
+	if (!rate || !used) {
+		err = -ENOMEM;
+		goto out;
+	}
+	r->trap_cost_samples = ru->cal.n;
+	r->trap_cost_ns = ru->cal.n >= REUSE_MIN_TRAP_COST ? ru_median(&ru->cal) : 0;
+	if (r->rate_source == REUSE_RATE_STRIDE && !ru->cfg.global_rate) {
+		qsort(ru->spans, ru->nspans, sizeof(*ru->spans), ru_span_cmp);
+		for (d = 0; d < ru->ndet; d++) {
+			const struct ru_det *x = &ru->det[d];
+
+			if (x->kind == RU_REUSE && !x->wall && x->use_ns)
+				rate[d] = ru_local_rate(ru, x->thread, x->use_ns,
+							(u64)x->ns, used, &tmp);
+		}
+		for (d = 0; d < ru->nspans; d++)
+			if (used[d] && (err = ru_dbl_push(&val, ru->spans[d].rate)))
+				goto out;
+		if (val.n >= REUSE_MIN_RATE_PAIRS) {
+			r->access_rate = r->stride_rate = ru_median(&val);
+			r->rate_pairs_local = val.n;
+		}
+	}
+	if (!ru->cfg.no_chain)
+		qsort(ru->pts, ru->npts, sizeof(*ru->pts), ru_pt_cmp);
+	if (!ru->cfg.no_chain && !ru->cfg.unweighted &&
+	    r->rate_source != REUSE_RATE_USER)
+		r->access_weighted = ru_access_weights(ru);
+	for (d = 0; d < ru->ndet; d++) {
+		struct ru_det *x = &ru->det[d];
+		double ns = x->ns, cost = 0, c = -1;
+
+		if (x->held && x->kind == RU_REUSE)
+			cost = r->trap_cost_ns;
+		ns = ns > cost ? ns - cost : 0;
+		if (rate[d] > 0)
+			r->local_rate_reuses++;
+		x->rate = rate[d] > 0 ? rate[d] : r->access_rate;
+		if (x->kind == RU_REUSE && !x->wall && x->use_ns &&
+		    r->rate_source != REUSE_RATE_USER && !ru->cfg.no_chain)
+			c = ru_chain(ru, x, cost);
+		x->chained = c >= 0;
+		r->chained_reuses += x->chained;
+		x->acc = c >= 0 ? c : ns * x->rate;
+	}
+out:
+	free(tmp.v);
+	free(val.v);
+	free(rate);
+	free(used);
+	return err;
+}
+
+static void ru_add_det(struct reuse_hist *h, const struct ru_det *x)
+{
+	if (x->kind == RU_REUSE)
+		reuse_hist__add(h, reuse__ns_to_accesses(x->acc, 1.0), x->w);
+	else if (x->kind == RU_INVAL)
+		reuse_hist__add_inval(h, x->w);
+	else
+		reuse_hist__add_cold(h, x->w);
+}
+
+struct ru_blk {			/* a conversion window (ru_convert_run) */
+	u64 start;		/* use time of its first detection */
+	size_t a;		/* index of that detection */
+	struct reuse_hist t;	/* its time histogram */
+	struct reuse_fp fp;	/* its footprint */
+	int ok;
+};
+
+/*
+ * The distinct addresses of reuse @x, in window @c of @blk (nb windows):
+ * its interval [u, e] (use times) crosses windows, and a window's reuse
+ * times say how many of the accesses made in it are not reused before e.
+ * An access at distance s before e is the last to its address in the
+ * interval if its reuse time exceeds s: P = S(s) of the window it lies
+ * in, so the window's part is the integral of S over its distances,
+ * fp(e - lo) - fp(e - hi). One window is the footprint fp(e - u).
+ */
+/*
+ * The distinct addresses of reuse @x, which lies in window @c of @blk (nb
+ * windows, by use time). Its interval [u, e] crosses windows. An access
+ * made s accesses before e is the last to its address in the interval if
+ * its reuse time exceeds s, with probability S(s) = P(T > s) of the
+ * window it lies in; the window's part is the sum of S over the distances
+ * of its accesses, G(e - lo) - G(e - hi) (G = reuse_fp__dist, times scaled
+ * to @acc accesses over [u, e]). Within one window this is the footprint
+ * conversion, G(acc).
+ */
+static double ru_piecewise(const struct ru_blk *blk, size_t nb, size_t c,
+			   const struct ru_det *x, double acc)
+{
+	u64 u = x->use_time, e = x->end_time;
+	double d = 0, scale;
+	size_t b;
+
+	if (e <= u)
+		return reuse_fp__dist(&blk[c].fp, acc);
+	scale = acc / (double)(e - u);
+	for (b = c; b < nb && blk[b].start < e; b++) {
+		u64 lo = b == c ? u : blk[b].start;
+		u64 hi = b + 1 < nb && blk[b + 1].start < e ? blk[b + 1].start : e;
+		const struct reuse_fp *f = blk[b].ok ? &blk[b].fp : &blk[c].fp;
+
+		if (hi > lo)
+			d += reuse_fp__dist(f, scale * (double)(e - lo)) -
+			     reuse_fp__dist(f, scale * (double)(e - hi));
+	}
+	return d;
+}
+
+/*
+ * Footprint conversion (see reuse.h) of the detections @v into @stack:
+ * windows of cfg.window detections by use time, each with the footprint
+ * of its reuse times; a reuse takes each window's footprint over the part
+ * of its interval that lies in the window (ru_piecewise).
+ */
+static int ru_convert_run(struct reuse *ru, struct ru_det **v, size_t nv,
+			  struct reuse_hist *stack)
+{
+	size_t k = ru->cfg.window > 0 ? (size_t)ru->cfg.window : nv, a, b, j, nb = 0, c;
+	struct ru_blk *blk = malloc((nv / (k ? k : 1) + 1) * sizeof(*blk));
+
+	reuse_hist__init(stack, REUSE_STACK, ru->cfg.gran);
+	if (!blk)
+		return -ENOMEM;
+	qsort(v, nv, sizeof(*v), ru_det_time_cmp);
+	for (a = 0; a < nv; a = b, nb++) {
+		b = a + k < nv ? a + k : nv;
+		if (nv - b < k / 2)	/* a short tail joins the last window */
+			b = nv;
+		blk[nb].start = v[a]->use_time;
+		blk[nb].a = a;
+		reuse_hist__init(&blk[nb].t, REUSE_TIME, ru->cfg.gran);
+		for (j = a; j < b; j++)
+			ru_add_det(&blk[nb].t, v[j]);
+		blk[nb].ok = !reuse_fp__init(&blk[nb].fp, &blk[nb].t);
+	}
+
+	for (c = 0; c < nb; c++) {
+		for (j = blk[c].a; j < (c + 1 < nb ? blk[c + 1].a : nv); j++) {
+			const struct ru_det *x = v[j];
+			double d;
+
+			if (x->kind == RU_INVAL) {
+				reuse_hist__add_inval(stack, x->w);
+			} else if (x->kind != RU_REUSE) {
+				reuse_hist__add_cold(stack, x->w);
+			} else if (blk[c].ok) {
+				d = ru_piecewise(blk, nb, c, x,
+						 (double)reuse__ns_to_accesses(x->acc, 1.0));
+				reuse_hist__add(stack, d > 0 ? (u64)(d + 0.5) : 0, x->w);
+			}
+		}
+	}
+	free(blk);
+	return 0;
+}
+
+static int ru_convert(struct reuse *ru, struct reuse_result *r, u32 n)
+{
+	struct ru_det **v = malloc((ru->ndet ? ru->ndet : 1) * sizeof(*v));
+	size_t d, nv;
+	int err = 0;
+	u32 i;
+
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		for (d = nv = 0; d < ru->ndet; d++)
+			if (ru->det[d].thread == i)
+				v[nv++] = &ru->det[d];
+		if ((err = ru_convert_run(ru, v, nv, &ru->r_thr[i].stack)))
+			break;
+	}
+	if (!err && ru->cfg.shared) {	/* one cache: one stream of every thread */
+		for (d = 0; d < ru->ndet; d++)
+			v[d] = &ru->det[d];
+		err = ru_convert_run(ru, v, ru->ndet, &r->stack);
+	} else if (!err) {		/* private caches: the sum of the threads' */
+		reuse_hist__init(&r->stack, REUSE_STACK, ru->cfg.gran);
+		for (i = 0; i < n; i++)
+			reuse_hist__merge(&r->stack, &ru->r_thr[i].stack);
+	}
+	free(v);
+	return err;
+}
+
+const struct reuse_result *reuse__result(struct reuse *ru)
+{
+	struct reuse_result *r = &ru->res;
+	u32 n = ru->nthr, i;
+	int nwall = 0, ncpu = 0, k;
+	size_t d;
+
+	ru_result_free(ru);
+	memset(r, 0, sizeof(*r));
+	ru->r_thr = calloc(n ? n : 1, sizeof(*ru->r_thr));
+	ru->r_pairs = calloc(ru->npairs ? ru->npairs : 1, sizeof(*ru->r_pairs));
+	if (!ru->r_thr || !ru->r_pairs) {
+		ru_result_free(ru);
+		return NULL;
+	}
+	r->shared = ru->cfg.shared;
+	r->gran = ru->cfg.gran;
+	r->access_rate = ru_rate(ru, r);
+	r->window = ru->cfg.window;
+	if (ru_accesses(ru, r)) {
+		ru_result_free(ru);
+		return NULL;
+	}
+	reuse_hist__init(&r->time, REUSE_TIME, ru->cfg.gran);
+	for (i = 0; i < n; i++) {
+		struct reuse_thread *t = &ru->r_thr[i];
+		const struct ru_thread *s = &ru->thr[i];
+
+		t->tid = s->started ? s->tid : 0;
+		t->samples = s->samples;
+		t->reuses = s->reuses;
+		t->invalidations = s->invalidations;
+		t->cold = s->cold;
+		t->cross_thread = s->cross;
+		reuse_hist__init(&t->time, REUSE_TIME, ru->cfg.gran);
+		reuse_hist__init(&t->stack, REUSE_STACK, ru->cfg.gran);
+		r->reuses += s->reuses;
+		r->invalidations += s->invalidations;
+		r->cold += s->cold;
+		r->cross_thread += s->cross;
+	}
+	for (d = 0; d < ru->ndet; d++) {
+		const struct ru_det *x = &ru->det[d];
+		struct reuse_hist *h = &ru->r_thr[x->thread].time;
+
+		ru_add_det(h, x);
+		if (x->kind == RU_REUSE && x->wall)
+			nwall++;
+		else if (x->kind == RU_REUSE)
+			ncpu++;
+	}
+	r->time_source = !nwall && !ncpu ? REUSE_TIME_NONE :
+			 !nwall ? REUSE_TIME_THREAD_CPU :
+			 !ncpu ? REUSE_TIME_WALL : REUSE_TIME_MIXED;
+	for (i = 0; i < n; i++)
+		reuse_hist__merge(&r->time, &ru->r_thr[i].time);
+	if (ru_convert(ru, r, n)) {
+		ru_result_free(ru);
+		return NULL;
+	}
+	r->nthreads = n;
+	r->threads = ru->r_thr;
+	r->mean_access_size = ru->st.samples_used + ru->st.samples_dropped ?
+		ru->size_sum / (double)(ru->st.samples_used + ru->st.samples_dropped) : 0;
+	for (k = 0; k < (int)ru->pairs_cap; k++)
+		if (ru->pairs[k].used)
+			ru->r_pairs[r->npairs++] = ru->pairs[k].p;
+	qsort(ru->r_pairs, r->npairs, sizeof(*ru->r_pairs), ru_pair_cmp);
+	r->pairs = ru->r_pairs;
+	r->stats = ru->st;
+	return r;
+}
+
