@@ -10,6 +10,7 @@
 #include "cmd/builtin.h"
 #include "cmd/reuse-report.h"
 #include "core/json.h"
+#include "core/reuse-model.h"
 #include "core/svg.h"
 
 #define MRC_MAX_LOG2	26	/* miss-ratio curve up to 2^26 lines (4 GiB) */
@@ -107,27 +108,6 @@ static void bin_label(int k, char *buf, size_t len)
 		snprintf(buf, len, "%" PRIu64 "-%" PRIu64, lo, hi);
 }
 
-/*
- * Lines from an address histogram, for the cache model: d_lines ~ d_addr x
- * mean access size / 64 (dense data), a shift of log2(64 / size) bins.
- */
-static void line_hist(const struct reuse_result *res, struct reuse_hist *out)
-{
-	int k, shift = 0;
-
-	if (res->gran == REUSE_GRAN_LINE) {
-		*out = res->stack;
-		return;
-	}
-	if (res->mean_access_size > 0 && res->mean_access_size < LP_CACHE_LINE)
-		shift = (int)lround(log2(LP_CACHE_LINE / res->mean_access_size));
-	reuse_hist__init(out, REUSE_STACK, REUSE_GRAN_LINE);
-	out->cold = res->stack.cold;
-	out->inval = res->stack.inval;
-	for (k = 0; k < REUSE_HIST_NBINS; k++)
-		out->bin[k - shift >= 1 ? k - shift : 0] += res->stack.bin[k];
-}
-
 static const char *line_note(const struct reuse_result *res)
 {
 	return res->gran == REUSE_GRAN_LINE ? "line distances as measured" :
@@ -190,21 +170,6 @@ static void object(const struct reuse_report *r, u64 addr, char *buf, size_t len
 static u64 reuse_site_ip(u64 ip)
 {
 	return ip ? ip - 1 : ip;
-}
-
-static int hit_rates(const struct reuse_report *r, double *hit)
-{
-	struct reuse_hist lh;
-	int i, n = 0;
-
-	line_hist(r->res, &lh);
-	for (i = 0; i < r->ncaches; i++) {
-		if (sdcm__hit_rate(&r->caches[i], &lh, &hit[i]))
-			hit[i] = NAN;
-		else
-			n++;
-	}
-	return n;
 }
 
 void reuse_report__print(const struct reuse_report *r, FILE *f)
@@ -271,7 +236,7 @@ void reuse_report__print(const struct reuse_report *r, FILE *f)
 
 	fprintf(f, "\nPredicted hit rates (SDCM, %s; %s):\n",
 		r->cache_source ? r->cache_source : "no cache geometry", line_note(res));
-	n = r->ncaches ? hit_rates(r, hit) : 0;
+	n = r->ncaches ? reuse_model__hit_rates(r->res, r->caches, r->ncaches, hit) : 0;
 	for (i = 0; i < r->ncaches; i++) {
 		svg__bytes_label((double)r->caches[i].size, sz, sizeof(sz));
 		if (isnan(hit[i]))
@@ -283,7 +248,7 @@ void reuse_report__print(const struct reuse_report *r, FILE *f)
 	if (!r->ncaches)
 		fprintf(f, "  (none: give --cache L1=48K:12,...)\n");
 	(void)n;
-	line_hist(res, &lh);
+	reuse_model__line_hist(res, &lh);
 	if (reuse_hist__total(&lh, REUSE_HIST_ALL) > 0 &&
 	    sdcm__mrc(&lh, 0, MRC_MAX_LOG2, mrc) == 0) {
 		fprintf(f, "\nMiss-ratio curve (fully associative LRU):");
@@ -425,7 +390,7 @@ int reuse_report__json(const struct reuse_report *r, const char *path)
 	json__str(&w, "hit_rate_note", line_note(res));
 	json__arr_begin(&w, "hit_rates");
 	if (r->ncaches)
-		hit_rates(r, hit);
+		reuse_model__hit_rates(r->res, r->caches, r->ncaches, hit);
 	for (i = 0; i < r->ncaches; i++) {
 		json__obj_begin(&w, NULL);
 		json__str(&w, "name", r->caches[i].name);
@@ -436,7 +401,7 @@ int reuse_report__json(const struct reuse_report *r, const char *path)
 		json__obj_end(&w);
 	}
 	json__arr_end(&w);
-	line_hist(res, &lh);
+	reuse_model__line_hist(res, &lh);
 	json__arr_begin(&w, "miss_ratio_curve");
 	if (reuse_hist__total(&lh, REUSE_HIST_ALL) > 0 && sdcm__mrc(&lh, 0, MRC_MAX_LOG2, mrc) == 0) {
 		for (i = 0; i <= MRC_MAX_LOG2; i++) {
@@ -598,7 +563,7 @@ int reuse_report__svg(const struct reuse_report *r, const char *dir)
 	err = svg_hists(r, path, title, xt, hs, names, 1);
 	if (err)
 		return err;
-	line_hist(res, &lh);
+	reuse_model__line_hist(res, &lh);
 	n = 0;
 	if (reuse_hist__total(&lh, REUSE_HIST_ALL) > 0 && sdcm__mrc(&lh, 0, MRC_MAX_LOG2, mrc) == 0)
 		for (i = 0; i <= MRC_MAX_LOG2; i++, n++) {

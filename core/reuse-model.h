@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The cache model over a reuse result: its stack distances in cache lines
+ * and the SDCM hit rate of each modelled cache (Documentation/algorithms.md,
+ * "Hit rates"). Pure arithmetic; the printers call it, they compute nothing.
+ */
+#ifndef LP_REUSE_MODEL_H
+#define LP_REUSE_MODEL_H
+#include "core/reuse.h"
+#include "core/sdcm.h"
+
+/*
+ * The result's stack histogram in distinct cache lines: as measured at
+ * line granularity, else from address distances assuming dense data,
+ * d_lines ~ d_addr x mean access size / 64 (a shift of log2(64 / size)
+ * bins).
+ */
+void reuse_model__line_hist(const struct reuse_result *res, struct reuse_hist *out);
+
+/*
+ * SDCM hit rate of each of @n caches into @hit (NAN where the model
+ * cannot say). Returns how many are numbers.
+ */
+int reuse_model__hit_rates(const struct reuse_result *res, const struct sdcm_cache *caches,
+			   int n, double *hit);
+
+#endif
