@@ -154,8 +154,4 @@ int comdetect__finish(struct comdetect *cd);
  */
 const struct comdetect_result *comdetect__result(struct comdetect *cd);
 
-/* The @n lines with the most volume; returns how many (<= n), or -ENOMEM. */
-int comdetect__top_lines(struct comdetect *cd, int n,
-			 const struct comdetect_line **lines);
-
 #endif

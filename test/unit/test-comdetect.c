@@ -632,14 +632,13 @@ LP_TEST(test_comdetect_top_lines_bounded,
 	FEED(ev_sample(11, 1, LP_ACCESS_STORE, 0x2000, 8, 500));
 	FEED(ev_sample(10, 0, LP_ACCESS_STORE, 0x3000, 8, 1));
 	FEED(ev_sample(11, 1, LP_ACCESS_STORE, 0x3000, 8, 100));
-	n = comdetect__top_lines(cd, 5, &top);
+	n = comdetect__result(cd)->nlines;
+	top = comdetect__result(cd)->lines;
 	TEST_ASSERT(n == 2, "n=%d", n);
 	TEST_ASSERT(top[0].line == 0x2000 && top[0].vol_true == 500 &&
 		    top[1].line == 0x3000, "order %llx %llx",
 		    (unsigned long long)top[0].line,
 		    (unsigned long long)top[1].line);
-	n = comdetect__top_lines(cd, 1, &top);
-	TEST_ASSERT(n == 1 && top[0].line == 0x2000, "top1");
 	TEST_ASSERT(comdetect__result(cd)->stats.line_evictions == 1, "evict");
 	lp_actions__exit(&acts);
 	comdetect__delete(cd);
