@@ -694,9 +694,12 @@ int cmd_list(int argc, char **argv)
 			lp_err("--attrs prints text only");
 			usage_exit(list_usage, 1);
 		}
-		for (i = 0; i < lp_nfacilities; i++)
-			if (lp_facilities[i]->setup_layout)
-				print_attrs(lp_facilities[i], pmu, &sopts);
+		int nall;
+		const struct lp_facility_ops *const *all = lp_facility__list(&nall);
+
+		for (i = 0; i < nall; i++)
+			if (all[i]->setup_layout)
+				print_attrs(all[i], pmu, &sopts);
 		if (fflush(stdout) || ferror(stdout)) {
 			lp_err("cannot write to stdout");
 			return 1;

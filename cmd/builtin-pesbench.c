@@ -826,8 +826,11 @@ int cmd_pesbench(int argc, char **argv)
 	res.runs = o.runs;
 	if (o.example)
 		snprintf(res.example, sizeof(res.example), "%s", o.example);
-	for (i = 0; i < lp_nfacilities && res.nfac < PESBENCH_MAX_FAC; i++)
-		pesbench__probe_facility(lp_facilities[i], &res.fac[res.nfac++]);
+	int nall;
+	const struct lp_facility_ops *const *all = lp_facility__list(&nall);
+
+	for (i = 0; i < nall && res.nfac < PESBENCH_MAX_FAC; i++)
+		pesbench__probe_facility(all[i], &res.fac[res.nfac++]);
 	for (i = 0; i < res.nfac; i++) {
 		const struct lp_facility_ops *f = lp_facility__find(res.fac[i].name);
 

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "arch/x86/data-src.h"
 #include "cmd/builtin.h"
 #include "core/datafile.h"
 #include "core/symbols.h"
@@ -107,6 +108,11 @@ static void print_event(struct lp_symbols *syms, const struct lp_event *ev)
 		} else {
 			printf(" no address: %s",
 			       x->noaddr < LP_NOADDR__MAX ? lp_noaddr_names[x->noaddr] : "?");
+		}
+		if (x->data_src) {	/* pebs, ibs: where the data came from */
+			char src[160];
+
+			printf(" [%s]", lp_data_src__str(x->data_src, src, sizeof(src)));
 		}
 		if (x->thread_ns)
 			printf(" [thread cpu %.6fs]", x->thread_ns / 1e9);

@@ -106,8 +106,11 @@ static const struct lp_facility_ops *pick_facility(const char *name)
 			lp_die("sampler '%s' cannot sample live in this build", name);
 		return f;
 	}
-	for (i = 0; i < lp_nfacilities; i++) {
-		const struct lp_facility_ops *f = lp_facilities[i];
+	int nall;
+	const struct lp_facility_ops *const *all = lp_facility__list(&nall);
+
+	for (i = 0; i < nall; i++) {
+		const struct lp_facility_ops *f = all[i];
 
 		memset(&pr, 0, sizeof(pr));
 		if (f->probe(&pr) == 0 && pr.usable && f->setup && f->decode)

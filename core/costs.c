@@ -159,8 +159,9 @@ static double ring_count(struct lp_ring *r, u32 type)
 static int soft_attr(struct perf_event_attr *a, int sigtrap, u64 *period)
 {
 	struct perf_event_attr attrs[LP_MAX_FACILITY_ATTRS];
+	const struct lp_facility_ops *soft = lp_facility__find("soft");
 	struct lp_sampling_opts o = { .sigtrap = sigtrap };
-	int n = 0, err = lp_facility_soft.setup(&o, attrs, &n);
+	int n = 0, err = soft ? soft->setup(&o, attrs, &n) : -ENOENT;
 
 	if (err || n < 1)
 		return err ? err : -EINVAL;

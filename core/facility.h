@@ -105,23 +105,24 @@ struct lp_facility_ops {
 	 * reason) as one line for reports and -v; returns its length.
 	 */
 	int (*stats)(char *buf, size_t len);
+	/* --sampler auto tries facilities in this order, lowest first */
+	int auto_order;
 };
 
-extern const struct lp_facility_ops lp_facility_soft;
-extern const struct lp_facility_ops lp_facility_pebs;
-extern const struct lp_facility_ops lp_facility_ibs;
+/*
+ * A facility registers itself where its ops are defined, in a linker
+ * section that core/facility.c reads: core names no facility.
+ *
+ *	const struct lp_facility_ops lp_facility_soft = { ... };
+ *	LP_FACILITY(lp_facility_soft);
+ */
+#define LP_FACILITY(ops_)                                                      \
+	static const struct lp_facility_ops *const lp__facility_##ops_          \
+		__attribute__((used, section("lp_facilities"))) = &ops_
 
-/* All facilities, in auto-selection preference order (pebs, ibs, soft). */
-extern const struct lp_facility_ops *const lp_facilities[];
-extern const int lp_nfacilities;
+/* Every facility linked in, by auto_order (pebs, ibs, soft); *@n of them. */
+const struct lp_facility_ops *const *lp_facility__list(int *n);
 
 const struct lp_facility_ops *lp_facility__find(const char *name);
-
-/*
- * PERF_SAMPLE_DATA_SRC (union perf_mem_data_src) as text for reports:
- * "load L3 hit snoop HITM TLB L1 miss/L2 hit locked" (arch/x86-intel/data-src.c).
- * Returns @buf; "-" when @data_src says nothing.
- */
-const char *lp_data_src__str(u64 data_src, char *buf, size_t len);
 
 #endif

@@ -228,9 +228,13 @@ int probe__facilities(struct lp_facility_status *st, int max)
 {
 	int i;
 
-	for (i = 0; i < lp_nfacilities && i < max; i++) {
+	int nall;
+
+	const struct lp_facility_ops *const *all = lp_facility__list(&nall);
+
+	for (i = 0; i < nall && i < max; i++) {
 		memset(&st[i], 0, sizeof(st[i]));
-		st[i].ops = lp_facilities[i];
+		st[i].ops = all[i];
 		if (!st[i].ops->probe) {
 			snprintf(st[i].probe.reason, sizeof(st[i].probe.reason), "no probe");
 			continue;

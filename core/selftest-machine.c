@@ -60,7 +60,7 @@ LP_SELFTEST(selftest_soft_probe_agrees, "soft facility probe agrees with a real 
 	int fd, ret;
 
 	memset(&p, 0, sizeof(p));
-	ret = lp_facility_soft.probe(&p);
+	ret = lp_facility__find("soft")->probe(&p);
 	if (strstr(p.reason, "not implemented"))
 		TEST_SKIP("soft facility probe not implemented yet");
 	/* what the soft facility needs (DESIGN 3.1), opened here directly */
@@ -92,7 +92,7 @@ LP_SELFTEST(selftest_hw_probes_agree, "pebs/ibs probes agree with sysfs and a di
 	int type, fd = -ENOENT;
 
 	memset(&p, 0, sizeof(p));
-	lp_facility_pebs.probe(&p);
+	lp_facility__find("pebs")->probe(&p);
 	type = perf__pmu_type("cpu_core");
 	if (type < 0)
 		type = perf__pmu_type("cpu");
@@ -118,7 +118,7 @@ LP_SELFTEST(selftest_hw_probes_agree, "pebs/ibs probes agree with sysfs and a di
 		TEST_ASSERT(p.usable, "0x81d0 opens precisely but pebs says: %.100s", p.reason);
 
 	memset(&p, 0, sizeof(p));
-	lp_facility_ibs.probe(&p);
+	lp_facility__find("ibs")->probe(&p);
 	TEST_LOG("ibs: %d (%s)", p.usable, p.reason);
 	if (perf__pmu_type("ibs_op") < 0)
 		TEST_ASSERT(!p.usable, "ibs usable without ibs_op in sysfs");

@@ -18,7 +18,7 @@
 #endif
 
 #include "arch/x86-amd/ibs.h"
-#include "arch/x86-intel/pebs.h"	/* libpfm4 helpers */
+#include "arch/x86/pfm.h"
 #include "core/cpu.h"
 #include "core/facility.h"
 #include "core/perf-util.h"
@@ -292,7 +292,7 @@ int ibs__build(const struct ibs_pmu *p, const struct lp_sampling_opts *opts,
 			c->config = raw[i];
 			if (use_pfm) {
 				memset(&e, 0, sizeof(e));
-				if (pebs__pfm_encode_on(p->forced ? p->pfm : NULL, evs[i],
+				if (x86_pfm__encode_on(p->forced ? p->pfm : NULL, evs[i],
 							&e) == 0 && e.config != raw[i] &&
 				    np < sizeof(lay->note))
 					np += snprintf(lay->note + np, sizeof(lay->note) - np,
@@ -444,7 +444,7 @@ static int forced_pmu(const char *name, struct ibs_pmu *p, char *err, size_t len
 	p->cnt_ctl_field = 0;
 	p->cnt_ctl_bit = IBS_OP_CNT_CTL_BIT;
 	p->swfilt_field = p->swfilt_bit = -1;
-	if (pebs__pfm_known(name))
+	if (x86_pfm__known(name))
 		snprintf(p->pfm, sizeof(p->pfm), "%s", name);
 	p->forced = 1;
 	return 0;
@@ -626,4 +626,6 @@ const struct lp_facility_ops lp_facility_ibs = {
 	.stats = ibs_stats_str,
 	.default_period = IBS_DEFAULT_PERIOD,
 	.period_unit = "events",
+	.auto_order = 1,
 };
+LP_FACILITY(lp_facility_ibs);

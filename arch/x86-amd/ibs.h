@@ -116,4 +116,6 @@ int ibs__build(const struct ibs_pmu *p, const struct lp_sampling_opts *opts,
 	       struct perf_event_attr *attrs, struct lp_attr_layout *lay,
 	       char *err, size_t len);
 
+extern const struct lp_facility_ops lp_facility_ibs;
+
 #endif

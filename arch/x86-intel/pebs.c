@@ -146,4 +146,6 @@ const struct lp_facility_ops lp_facility_pebs = {
 	.decode = pebs_decode,
 	.default_period = PEBS_DEFAULT_PERIOD,
 	.period_unit = "events",
+	.auto_order = 0,
 };
+LP_FACILITY(lp_facility_pebs);

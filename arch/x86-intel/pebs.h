@@ -6,16 +6,10 @@
 #ifndef LP_ARCH_PEBS_H
 #define LP_ARCH_PEBS_H
 #include <linux/perf_event.h>
+#include "arch/x86/data-src.h"
+#include "arch/x86/pfm.h"
 #include "core/facility.h"
 #include "core/types.h"
-
-/* union perf_mem_data_src, unpacked (host-endian independent). */
-struct lp_data_src {
-	unsigned int op, lvl, snoop, lock, tlb, lvl_num, remote, snoopx, blk, hops;
-};
-void data_src__fields(u64 data_src, struct lp_data_src *d);
-int data_src__kind(u64 data_src);	/* LP_ACCESS_* from mem_op */
-u8 data_src__flags(u64 data_src);	/* LP_SAMPLE_LOCKED, LP_SAMPLE_TLB_MISS */
 
 /* One row of DESIGN §3.2: a microarchitecture's memory sampling events. */
 struct pebs_uarch {
@@ -45,6 +39,7 @@ struct pebs_uarch {
 
 extern const struct pebs_uarch pebs_uarchs[];
 extern const int pebs_nuarchs;
+extern const struct lp_facility_ops lp_facility_pebs;
 
 /* The row for a libpfm4 PMU name ("skx"), or for a name it lacks ("emr"). */
 const struct pebs_uarch *pebs__uarch_by_pfm(const char *pfm);
@@ -68,32 +63,12 @@ struct pebs_pmu {
 int pebs__pmus(const char *force, struct pebs_pmu *pmus, int max, char *err, size_t len);
 
 /*
- * Encode libpfm4 event @name on the PMU libpfm4 was initialized for;
- * 0 with attr.config/config1, or -ENOENT.
- */
-int pebs__pfm_encode(const char *name, struct perf_event_attr *attr);
-/*
- * The same for libpfm4 PMU @pmu (LIBPFM_FORCE_PMU, in a child process),
- * NULL: this machine's. 0, or -ENOENT (unknown PMU or event).
- */
-int pebs__pfm_encode_on(const char *pmu, const char *name, struct perf_event_attr *attr);
-/* 1 if libpfm4 knows PMU @pmu (LIBPFM_FORCE_PMU=@pmu makes it present). */
-int pebs__pfm_known(const char *pmu);
-
-/*
  * Fill the attrs and layout for @pmus per @opts (DESIGN §3.2). 0 or -errno
  * (-E2BIG: more than LP_MAX_FACILITY_ATTRS) with @err.
  */
 int pebs__build(const struct pebs_pmu *pmus, int npmus, const struct lp_sampling_opts *opts,
 		int weight_struct_ok, struct perf_event_attr *attrs,
 		struct lp_attr_layout *lay, char *err, size_t len);
-
-/*
- * Live self test of facility @f (pebs or ibs) on this thread: SKIP with the
- * probe's reason when unusable (arch/x86-intel/selftest-pebs.c).
- */
-struct lp_test_ctx;
-int mem_selftest(const struct lp_facility_ops *f, struct lp_test_ctx *ctx);
 
 /* The message when no core PMU is in sysfs (@hypervisor: CPUID says VM). */
 int pebs__no_pmu_msg(int hypervisor, char *buf, size_t len);

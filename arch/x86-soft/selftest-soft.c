@@ -16,6 +16,7 @@
 #include <sys/uio.h>
 #include <sys/wait.h>
 
+#include "arch/x86-soft/soft.h"
 #include "core/facility.h"
 #include "core/perf-util.h"
 #include "core/ring.h"

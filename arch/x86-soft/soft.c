@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include <sys/wait.h>
 
+#include "arch/x86-soft/soft.h"
 #include "core/facility.h"
 #include "core/perf-util.h"
 #include "arch/x86-soft/x86-decode.h"
@@ -505,4 +506,6 @@ const struct lp_facility_ops lp_facility_soft = {
 	.flush = soft_flush,
 	.default_period = SOFT_DEFAULT_PERIOD,
 	.period_unit = "ns",
+	.auto_order = 2,
 };
+LP_FACILITY(lp_facility_soft);

@@ -13,6 +13,7 @@
 #include "arch/x86-amd/ibs.h"
 #include "core/facility.h"
 #include "core/perf-record.h"
+#include "arch/x86/data-src.h"
 #include "core/tests.h"
 
 struct rb {

@@ -16,6 +16,7 @@
 #include "core/facility.h"
 #include "core/perf-record.h"
 #include "core/perf-util.h"
+#include "arch/x86/data-src.h"
 #include "core/tests.h"
 
 static int layout(const char *pmu, int ldlat, int counters, struct perf_event_attr *a,

@@ -427,10 +427,14 @@ LP_TEST(test_pesbench_merge_with_example, "pesbench: merge of the checked-in sof
 
 LP_TEST(test_pesbench_unavailable_facilities_say_why, "pesbench: every facility is listed; unusable ones with their probe's reason")
 {
-	int i;
+	const struct lp_facility_ops *const *all;
+	int i, n;
 
-	for (i = 0; i < lp_nfacilities; i++) {
-		const struct lp_facility_ops *ops = lp_facilities[i];
+	all = lp_facility__list(&n);
+	TEST_ASSERT(n == 3 && !strcmp(all[0]->name, "pebs") && !strcmp(all[1]->name, "ibs") &&
+		    !strcmp(all[2]->name, "soft"), "facilities not registered in auto order");
+	for (i = 0; i < n; i++) {
+		const struct lp_facility_ops *ops = all[i];
 		struct pesbench_facility f;
 		struct lp_probe pr;
 

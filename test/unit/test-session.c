@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "arch/x86-soft/soft.h"
 #include "core/facility.h"
 #include "core/session.h"
 #include "core/tests.h"

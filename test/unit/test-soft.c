@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch/x86-soft/soft.h"
 #include "core/facility.h"
 #include "core/tests.h"
 #include "arch/x86-soft/x86-decode.h"

@@ -7,8 +7,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "arch/x86-intel/pebs.h"
-#include "core/facility.h"
+#include <linux/perf_event.h>
+
+#include "arch/x86/data-src.h"
+#include "core/event.h"
 
 #define FIELD(v, name, bits) (((v) >> PERF_MEM_##name##_SHIFT) & ((1ULL << (bits)) - 1))
 
