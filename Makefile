@@ -17,6 +17,8 @@ DEB_PKGS := build-essential libpfm4-dev libdw-dev libelf-dev libzstd-dev \
             python3 bc
 
 CORE_SRC := $(wildcard core/*.c) $(wildcard arch/*/*.c)
+# the experiments of pebs-ibs-compare: one command's, not the engine's
+PESBENCH_SRC := $(wildcard pesbench/*.c)
 CMD_SRC  := $(wildcard cmd/*.c)
 UNIT_SRC := $(wildcard test/unit/*.c)
 MB_SRC   := $(wildcard microbench/*.c)
@@ -24,7 +26,7 @@ MB_BIN   := $(MB_SRC:.c=)
 TEST_HELPER_SRC := $(wildcard test/helpers/*.c)
 TEST_HELPER_BIN := $(TEST_HELPER_SRC:.c=)
 
-CORE_OBJ := $(CORE_SRC:.c=.o)
+CORE_OBJ := $(CORE_SRC:.c=.o) $(PESBENCH_SRC:.c=.o)
 CMD_OBJ  := $(CMD_SRC:.c=.o)
 UNIT_OBJ := $(UNIT_SRC:.c=.o)
 

@@ -26,7 +26,7 @@
 #include "cmd/builtin.h"
 #include "core/comdetect.h"
 #include "core/json.h"
-#include "core/pesbench.h"
+#include "pesbench/pesbench.h"
 #include "core/probe.h"
 #include "core/session.h"
 #include "core/symbols.h"

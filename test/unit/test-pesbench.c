@@ -15,7 +15,7 @@
 
 #include "core/facility.h"
 #include "core/json.h"
-#include "core/pesbench.h"
+#include "pesbench/pesbench.h"
 #include "core/probe.h"
 #include "core/tests.h"
 

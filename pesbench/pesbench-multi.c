@@ -13,7 +13,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "core/pesbench.h"
+#include "pesbench/pesbench.h"
 
 enum { EV_LOAD, EV_STORE, EV_BRANCH, EV_TAKEN, EV_CALL, EV_RET, EV_LOCKED, EV__N };
 static const char *const ev_names[EV__N] = {

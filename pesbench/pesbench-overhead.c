@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "core/pesbench.h"
+#include "pesbench/pesbench.h"
 
 /* ratio of means and its standard error (first-order propagation) */
 static void ratio(const double *p, int np, const double *q, int nq, double *r, double *se)

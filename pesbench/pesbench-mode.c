@@ -13,7 +13,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "core/pesbench.h"
+#include "pesbench/pesbench.h"
 
 int pesbench_mode__add(struct pesbench_table *t, const char *fac, int time_period,
 		       const struct pesbench_expect *e,

@@ -15,7 +15,7 @@
 
 #include "core/cpu.h"
 #include "core/perf-util.h"
-#include "core/pesbench.h"
+#include "pesbench/pesbench.h"
 #include "core/probe.h"
 
 #define PROBE_MAX_OPEN 32

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "core/pesbench.h"
+#include "pesbench/pesbench.h"
 
 int pesbench_tool__add(struct pesbench_table *t, const char *fac, int time_period,
 		       const char *config, double expected_volume, u64 accesses,

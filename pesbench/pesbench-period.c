@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "core/pesbench.h"
+#include "pesbench/pesbench.h"
 
 int pesbench_period__add(struct pesbench_table *t, const char *fac, int time_period,
 			 const struct pesbench_expect *e, u64 period,

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "core/pesbench.h"
+#include "pesbench/pesbench.h"
 #include "core/svg.h"
 
 static void num(char *buf, size_t len, double v)

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/pesbench.h"
+#include "pesbench/pesbench.h"
 
 /* ------------------------------------------------------ expectation */
 

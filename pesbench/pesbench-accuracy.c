@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/pesbench.h"
+#include "pesbench/pesbench.h"
 
 /* What an event facility counts: IBS op tags every op, PEBS loads and stores. */
 static u64 sampled_count(const char *fac, const struct pesbench_expect *e)

@@ -9,7 +9,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "core/pesbench.h"
+#include "pesbench/pesbench.h"
 
 int pesbench_bias__shares(const struct pesbench_expect *e,
 			  const struct pesbench_run *runs, int n, double *share)
