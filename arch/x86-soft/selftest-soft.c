@@ -187,13 +187,34 @@ out:
 	return ret;
 }
 
-LP_SELFTEST(test_soft_probe, "soft: probe opens cpu-clock with user registers on a child")
+LP_SELFTEST(test_soft_probe, "soft: the probe says usable exactly when setup's event opens on a child")
 {
+	struct perf_event_attr attr[LP_MAX_FACILITY_ATTRS];
+	struct lp_sampling_opts opts = { 0 };
 	struct lp_probe res;
+	int n = 0, fd;
+	pid_t child;
 
-	TEST_ASSERT(!lp_facility_soft.probe(&res), "probe failed");
-	if (!res.usable)
-		TEST_SKIP("%s", res.reason);
-	TEST_LOG("%s", res.reason);
+	memset(&res, 0, sizeof(res));
+	TEST_ASSERT(lp_facility_soft.probe(&res) == 0, "probe returned an error");
+	TEST_ASSERT(res.reason[0], "the probe gave no reason");
+	TEST_ASSERT(lp_facility_soft.setup(&opts, attr, &n) == 0 && n >= 1, "setup: %d attrs", n);
+	/* what the session does with it: open it on another, traced-to-be process */
+	child = fork();
+	TEST_ASSERT(child >= 0, "fork");
+	if (!child) {
+		for (;;)
+			pause();
+	}
+	fd = perf__open(&attr[0], child, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd >= 0)
+		close(fd);
+	kill(child, SIGKILL);
+	while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
+		;
+	TEST_LOG("probe: usable %d (%s); setup's event on a child: %s", res.usable, res.reason,
+		 fd >= 0 ? "opens" : perf__errno_name(fd));
+	TEST_ASSERT(res.usable == (fd >= 0), "probe says %s, setup's event on a child %s",
+		    res.usable ? "usable" : "unusable", fd >= 0 ? "opens" : perf__errno_name(fd));
 	return TEST_OK;
 }
