@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Private to core/symbols*.c. symbols-dso.c reads one ELF file (symbols,
+ * sections, DWARF lines and inlines, cached per file); symbols.c keeps each
+ * process's mappings and turns runtime addresses into file addresses.
+ */
+#ifndef LP_SYMBOLS_INTERNAL_H
+#define LP_SYMBOLS_INTERNAL_H
+#include <dwarf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <elfutils/libdwelf.h>
+#include <elfutils/libdwfl.h>
+
+#include "core/symbols.h"
+
+
+#define PAGE_MASK_4K	(~(u64)0xfff)	/* x86: mappings are 4 KiB aligned */
+#define HASH_BITS	8
+#define HASH_SIZE	(1u << HASH_BITS)
+
+enum dso_state { DSO_UNLOADED = 0, DSO_OK = 1, DSO_FAILED = -1 };
+
+struct label {
+	struct label *next;
+	char s[];
+};
+
+struct sym {
+	u64 start, size;	/* file virtual address */
+	const char *name;	/* owned by the module's ELF string table */
+	u8 bind;
+};
+
+struct sect {
+	u64 addr, size;
+	const char *name;
+};
+
+struct seg {
+	u64 vaddr, offset, filesz, memsz;
+	u32 flags;		/* PF_* */
+};
+
+struct code_entry {
+	struct code_entry *next;
+	u64 vaddr;
+	int ret;
+	struct lp_srcloc loc;
+};
+
+struct dso {
+	struct dso *next;		/* hash chain, newest first */
+	char *path;
+	const char *base;		/* basename inside path */
+	bool have_id, is_reg, deleted;
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+	int state;			/* enum dso_state */
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	u64 mod_bias;			/* dwfl address - file vaddr (0 by construction) */
+	struct seg *segs;
+	int nsegs;
+	u64 seg_end;			/* highest vaddr + memsz */
+	struct sym *funcs, *objs;
+	size_t nfuncs, nobjs;
+	struct sect *sects;
+	size_t nsects;
+	struct code_entry **cache;
+	size_t cache_cap, cache_n;
+	struct label *strs;		/* source paths made absolute */
+};
+
+enum { BIAS_UNKNOWN = 0, BIAS_OK, BIAS_BAD };
+
+struct map {
+	u64 start, end, pgoff;
+	u32 prot;
+	struct dso *dso;		/* file-backed, else NULL and label set */
+	const char *label;
+	u64 bias;
+	int bias_state;
+};
+
+struct proc {
+	struct proc *next;
+	u32 pid;
+	struct map *maps;		/* sorted by start, not overlapping */
+	size_t n, cap;
+};
+
+struct lp_symbols {
+	struct proc *procs[HASH_SIZE];
+	struct dso *dsos[HASH_SIZE];
+	struct label *labels;
+};
+
+/* symbols-dso.c */
+void dso__unload(struct dso *d);
+struct dso *symbols__findnew_dso(struct lp_symbols *s, const char *path);
+int dso__load(struct dso *d);
+const struct sect *dso__section(const struct dso *d, u64 vaddr);
+const struct sym *syms__find(const struct dso *d, const struct sym *v,
+			     size_t n, u64 vaddr, bool allow_unsized);
+int dso__code(struct dso *d, u64 vaddr, struct lp_srcloc *out);
+void dso__data(struct dso *d, u64 vaddr, u64 bias, struct lp_dataobj *out);
+
+#endif
