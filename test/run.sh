@@ -39,6 +39,9 @@ for t in test/e2e/*.sh; do
 	if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
 		echo "FAIL $t exited $rc"; f=1
 	fi
+	if [ "$p" = 0 ] && [ "$f" = 0 ] && [ "$s" = 0 ]; then
+		echo "FAIL $t checked nothing"; f=1
+	fi
 	passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
 done
 

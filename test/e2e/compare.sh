@@ -7,17 +7,18 @@
 
 MB="$TOP/microbench"
 
+# a missing command or tool is a failure, never a skip: make deps installs python3
 "$LOCIPROF" compare -h >/dev/null 2>&1; rc=$?
 if [ $rc != 0 ]; then
-	skip "compare" "'lociprof compare -h' exits $rc: command not built in"
-	exit 0
+	fail "compare" "'lociprof compare -h' exits $rc: the command is missing or broken"
+	exit 1
 fi
 if ! command -v python3 >/dev/null; then
-	skip "compare" "python3 missing"
-	exit 0
+	fail "compare" "python3 missing: run make deps"
+	exit 1
 fi
 for b in point-to-point write-volume false-sharing; do
-	if [ ! -x "$MB/$b" ]; then fail "compare inputs" "$MB/$b missing (make)"; exit 0; fi
+	if [ ! -x "$MB/$b" ]; then fail "compare inputs" "$MB/$b missing (make)"; exit 1; fi
 done
 
 "$MB/point-to-point" --expect --threads 4 --pairs 0-1,2-3 --fractions 1.0,0.5 >"$TMP/p2p.json"

@@ -87,8 +87,8 @@ done
 
 # --- the command (registered in cmd/lociprof.c as pebs-ibs-compare and pesbench)
 if ! "$LOCIPROF" pebs-ibs-compare -h > "$TMP/h" 2>&1; then
-	skip "pebs-ibs-compare runs" "command not registered in this build"
-	exit 0
+	fail "pebs-ibs-compare -h" "the command is missing or broken: $(head -c 200 "$TMP/h")"
+	exit 1
 fi
 head -n1 "$TMP/h" | grep -q '^usage: lociprof pebs-ibs-compare ' && ok "pebs-ibs-compare -h" ||
 	fail "pebs-ibs-compare -h" "$(head -n1 "$TMP/h")"

@@ -7,12 +7,12 @@ MB=$TOP/microbench
 RIB=$MB/ribench
 
 if ! "$LOCIPROF" reuse -h > /dev/null 2>&1; then
-	skip "reuse" "the reuse command is not registered in this lociprof"
-	exit 0
+	fail "reuse -h" "the reuse command is missing or broken"
+	exit 1
 fi
 if [ ! -x "$RIB" ]; then
-	skip "reuse" "microbench/ribench is not built"
-	exit 0
+	fail "reuse" "microbench/ribench is not built (make)"
+	exit 1
 fi
 
 js() {	# js FILE EXPR: evaluate a python expression over the JSON as d
