@@ -10,10 +10,10 @@ CFLAGS   ?= $(OPT) -g
 CFLAGS   += -std=gnu11 -Wall -Wextra -Wno-missing-field-initializers \
             -D_GNU_SOURCE -I. -MMD -MP
 LDFLAGS  += -static
-LIBS     := -lpfm -ldw -lelf -lzstd -lcapstone -lz -llzma -lbz2 -lpthread -lm
+LIBS     := -lpfm -ldw -lelf -lzstd -lcapstone -ljansson -lz -llzma -lbz2 -lpthread -lm
 
 DEB_PKGS := build-essential libpfm4-dev libdw-dev libelf-dev libzstd-dev \
-            libcapstone-dev zlib1g-dev liblzma-dev libbz2-dev man-db file \
+            libcapstone-dev libjansson-dev zlib1g-dev liblzma-dev libbz2-dev man-db file \
             python3 bc
 
 CORE_SRC := $(wildcard core/*.c) $(wildcard arch/*/*.c)

@@ -594,7 +594,7 @@ static void run_facility(const struct pb_opts *o, const struct lp_facility_ops *
 			if (bench_expect_text(&b, ebuf, sizeof(ebuf)) == 0 &&
 			    json__parse(ebuf, strlen(ebuf), &v, NULL) == 0) {
 				vol = json__get(v, "volume");
-				if (vol && vol->type == JSON_NUMBER)
+				if (vol && vol->type == JV_NUMBER)
 					expected = vol->num;
 				json__free(v);
 			}

@@ -181,7 +181,7 @@ static int read_number(const struct json_value *v, const char *key, double *out,
 {
 	if (!v)
 		return fail(msg, len, "key '%s': missing", key);
-	if (v->type != JSON_NUMBER)
+	if (v->type != JV_NUMBER)
 		return fail(msg, len, "key '%s': expected a number, found %s", key, type_name(v));
 	if (!isfinite(v->num) || v->num < 0)
 		return fail(msg, len, "key '%s': expected a non-negative number, found %g",
@@ -197,11 +197,11 @@ static int read_label(const struct json_value *root, const char *key, char *buf,
 	const struct json_value *v = json__get(root, key);
 
 	buf[0] = '\0';
-	if (!v || v->type == JSON_NULL)
+	if (!v || v->type == JV_NULL)
 		return 0;
-	if (v->type == JSON_STRING)
+	if (v->type == JV_STRING)
 		snprintf(buf, bufl, "%s", v->str);
-	else if (v->type == JSON_NUMBER)
+	else if (v->type == JV_NUMBER)
 		snprintf(buf, bufl, "%.17g", v->num);
 	else
 		return fail(msg, len, "key '%s': expected a string or number, found %s",
@@ -221,7 +221,7 @@ static int read_matrix(const struct json_value *root, const char *key,
 	m->cell = NULL;
 	if (!v)
 		return fail(msg, len, "key '%s': missing", key);
-	if (v->type != JSON_ARRAY)
+	if (v->type != JV_ARRAY)
 		return fail(msg, len, "key '%s': expected an array of rows, found %s",
 			    key, type_name(v));
 	n = v->len;
@@ -235,7 +235,7 @@ static int read_matrix(const struct json_value *root, const char *key,
 	m->n = (int)n;
 	for (i = 0; i < n; i++) {
 		row = json__at(v, i);
-		if (row->type != JSON_ARRAY) {
+		if (row->type != JV_ARRAY) {
 			ret = fail(msg, len, "key '%s.%zu': expected an array of %zu numbers, found %s",
 				   key, i, n, type_name(row));
 			goto out_free;
@@ -265,13 +265,13 @@ int compare__kind(const struct json_value *root, char *msg, size_t len)
 {
 	const struct json_value *c;
 
-	if (!root || root->type != JSON_OBJECT)
+	if (!root || root->type != JV_OBJECT)
 		return fail(msg, len, "expected a JSON object at the top, found %s",
 			    root ? type_name(root) : "nothing");
 	c = json__get(root, "command");
 	if (!c)
 		return 0;
-	if (c->type != JSON_STRING)
+	if (c->type != JV_STRING)
 		return fail(msg, len, "key 'command': expected a string, found %s", type_name(c));
 	if (!strcmp(c->str, "comdetect"))
 		return COMPARE_COMDETECT;
@@ -301,7 +301,7 @@ int compare__read_comdetect(const struct json_value *root,
 	int i, ret;
 
 	memset(c, 0, sizeof(*c));
-	if (!root || root->type != JSON_OBJECT)
+	if (!root || root->type != JV_OBJECT)
 		return fail(msg, len, "expected a JSON object at the top, found %s",
 			    root ? type_name(root) : "nothing");
 	for (i = 0; i < COMPARE_NMAT; i++) {
@@ -311,7 +311,7 @@ int compare__read_comdetect(const struct json_value *root,
 			goto out_free;
 	}
 	v = json__get(root, "core_matrix");
-	if (v && v->type != JSON_NULL) {
+	if (v && v->type != JV_NULL) {
 		c->has_core = 1;
 		for (i = 0; i < COMPARE_NMAT; i++) {
 			snprintf(key, sizeof(key), "core_matrix.%s", compare_matrix_names[i]);
@@ -327,7 +327,7 @@ int compare__read_comdetect(const struct json_value *root,
 			goto out_free;
 	}
 	v = json__get(root, "false_fraction");
-	if (v && v->type != JSON_NULL) {
+	if (v && v->type != JV_NULL) {
 		ret = read_number(v, "false_fraction", &c->false_fraction, msg, len);
 		if (ret)
 			goto out_free;
@@ -342,7 +342,7 @@ int compare__read_comdetect(const struct json_value *root,
 			c->totals[COMPARE_FALSE] / c->totals[COMPARE_ALL] : NAN;
 	}
 	v = json__get(root, "benchmark");
-	if (v && v->type == JSON_STRING)
+	if (v && v->type == JV_STRING)
 		snprintf(c->benchmark, sizeof(c->benchmark), "%s", v->str);
 	return 0;
 out_free:
@@ -358,7 +358,7 @@ static int read_bin(const struct json_value *o, const char *key,
 	char k[128];
 	int ret;
 
-	if (o->type != JSON_OBJECT)
+	if (o->type != JV_OBJECT)
 		return fail(msg, len, "key '%s': expected an object {lo, hi, fraction}, found %s",
 			    key, type_name(o));
 	lo = json__get(o, "lo");
@@ -366,7 +366,7 @@ static int read_bin(const struct json_value *o, const char *key,
 	key_join(k, sizeof(k), key, "lo");
 	if (!lo)
 		return fail(msg, len, "key '%s': missing", k);
-	if (lo->type == JSON_STRING) {
+	if (lo->type == JV_STRING) {
 		if (!strcmp(lo->str, "cold") || !strcmp(lo->str, "inf"))
 			b->kind = COMPARE_BIN_COLD;
 		else if (!strcmp(lo->str, "inval"))
@@ -381,7 +381,7 @@ static int read_bin(const struct json_value *o, const char *key,
 		if (ret)
 			return ret;
 		key_join(k, sizeof(k), key, "hi");
-		if (hi && hi->type == JSON_STRING && !strcmp(hi->str, "inf")) {
+		if (hi && hi->type == JV_STRING && !strcmp(hi->str, "inf")) {
 			b->hi = INFINITY;
 		} else {
 			ret = read_number(hi, k, &b->hi, msg, len);
@@ -417,7 +417,7 @@ static int read_hist(const struct json_value *o, const char *key,
 	bins = json__get(o, "bins");
 	if (!bins)
 		return fail(msg, len, "key '%s': missing", k);
-	if (bins->type != JSON_ARRAY)
+	if (bins->type != JV_ARRAY)
 		return fail(msg, len, "key '%s': expected an array of bins, found %s",
 			    k, type_name(bins));
 	h->bins = calloc(bins->len + 1, sizeof(*h->bins));
@@ -428,11 +428,11 @@ static int read_hist(const struct json_value *o, const char *key,
 	 * counts too (a fraction and a count do not add up).
 	 */
 	cold = json__get(o, "cold");
-	if (cold && cold->type == JSON_NUMBER) {
+	if (cold && cold->type == JV_NUMBER) {
 		for (i = 0; i < bins->len; i++) {
 			const struct json_value *b = json__at(bins, i);
 
-			if (b && b->type == JSON_OBJECT && !json__get(b, "count"))
+			if (b && b->type == JV_OBJECT && !json__get(b, "count"))
 				break;
 		}
 		want_count = i == bins->len;
@@ -485,7 +485,7 @@ int compare__read_reuse(const struct json_value *root, struct compare_reuse *r,
 	int ret;
 
 	memset(r, 0, sizeof(*r));
-	if (!root || root->type != JSON_OBJECT)
+	if (!root || root->type != JV_OBJECT)
 		return fail(msg, len, "expected a JSON object at the top, found %s",
 			    root ? type_name(root) : "nothing");
 	ret = read_label(root, "granularity", r->granularity, sizeof(r->granularity), msg, len);
@@ -496,8 +496,8 @@ int compare__read_reuse(const struct json_value *root, struct compare_reuse *r,
 	if (ret)
 		return ret;
 	pt = json__get(root, "per_thread");
-	if (pt && pt->type != JSON_NULL) {
-		if (pt->type != JSON_ARRAY) {
+	if (pt && pt->type != JV_NULL) {
+		if (pt->type != JV_ARRAY) {
 			ret = fail(msg, len, "key 'per_thread': expected an array, found %s",
 				   type_name(pt));
 			goto out_free;
@@ -511,7 +511,7 @@ int compare__read_reuse(const struct json_value *root, struct compare_reuse *r,
 			const struct json_value *t = json__at(pt, i);
 
 			snprintf(key, sizeof(key), "per_thread.%zu", i);
-			if (t->type != JSON_OBJECT) {
+			if (t->type != JV_OBJECT) {
 				ret = fail(msg, len, "key '%s': expected an object with bins, found %s",
 					   key, type_name(t));
 				goto out_free;

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "core/json.h"
 
 /* ---------------------------------------------------------------- writer */
@@ -264,412 +266,108 @@ int json__finish(struct json_writer *w)
 
 /* ---------------------------------------------------------------- reader */
 
-struct parser {
-	const char *s;
-	size_t len, pos;
-	int depth;
-	struct json_error *err;
-	int ret;		/* -EINVAL or -ENOMEM once failed */
-};
+/*
+ * Parsing is libjansson's (Debian's libjansson-dev, linked statically);
+ * this turns its tree into struct json_value, whose lookups the readers
+ * of lociprof's own JSON use.
+ */
 
-__attribute__((format(printf, 2, 3)))
-static int fail(struct parser *p, const char *fmt, ...)
+static int convert(json_t *j, struct json_value *v, int depth);
+
+static int convert_children(json_t *j, struct json_value *v, int depth)
 {
-	va_list ap;
+	size_t i, n = json_is_array(j) ? json_array_size(j) : json_object_size(j);
+	const char *key;
+	json_t *item;
 
-	if (p->ret)
-		return p->ret;
-	p->ret = -EINVAL;
-	if (p->err) {
-		p->err->offset = p->pos;
-		va_start(ap, fmt);
-		vsnprintf(p->err->msg, sizeof(p->err->msg), fmt, ap);
-		va_end(ap);
-	}
-	return p->ret;
-}
-
-static int nomem(struct parser *p)
-{
-	if (!p->ret) {
-		p->ret = -ENOMEM;
-		if (p->err) {
-			p->err->offset = p->pos;
-			snprintf(p->err->msg, sizeof(p->err->msg), "out of memory");
-		}
-	}
-	return p->ret;
-}
-
-static void skip_ws(struct parser *p)
-{
-	while (p->pos < p->len && (p->s[p->pos] == ' ' || p->s[p->pos] == '\t' ||
-				   p->s[p->pos] == '\n' || p->s[p->pos] == '\r'))
-		p->pos++;
-}
-
-static const char *describe(struct parser *p)
-{
-	static __thread char buf[16];
-	unsigned char c;
-
-	if (p->pos >= p->len)
-		return "end of input";
-	c = p->s[p->pos];
-	if (c >= 0x20 && c < 0x7f)
-		snprintf(buf, sizeof(buf), "'%c'", c);
-	else
-		snprintf(buf, sizeof(buf), "byte 0x%02x", c);
-	return buf;
-}
-
-static int parse_value(struct parser *p, struct json_value *v);
-
-static int hex4(struct parser *p, u32 *out)
-{
-	u32 v = 0;
-	int i;
-
-	if (p->len - p->pos < 4)
-		return fail(p, "truncated \\u escape");
-	for (i = 0; i < 4; i++) {
-		char c = p->s[p->pos + i];
-
-		v <<= 4;
-		if (c >= '0' && c <= '9')
-			v |= c - '0';
-		else if (c >= 'a' && c <= 'f')
-			v |= c - 'a' + 10;
-		else if (c >= 'A' && c <= 'F')
-			v |= c - 'A' + 10;
-		else
-			return fail(p, "bad hex digit in \\u escape");
-	}
-	p->pos += 4;
-	*out = v;
-	return 0;
-}
-
-static size_t put_utf8(char *d, u32 cp)
-{
-	if (cp < 0x80) {
-		d[0] = cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		d[0] = 0xc0 | (cp >> 6);
-		d[1] = 0x80 | (cp & 0x3f);
-		return 2;
-	}
-	if (cp < 0x10000) {
-		d[0] = 0xe0 | (cp >> 12);
-		d[1] = 0x80 | ((cp >> 6) & 0x3f);
-		d[2] = 0x80 | (cp & 0x3f);
-		return 3;
-	}
-	d[0] = 0xf0 | (cp >> 18);
-	d[1] = 0x80 | ((cp >> 12) & 0x3f);
-	d[2] = 0x80 | ((cp >> 6) & 0x3f);
-	d[3] = 0x80 | (cp & 0x3f);
-	return 4;
-}
-
-/* At the opening quote. The decoded text is never longer than the source. */
-static int parse_string(struct parser *p, char **out, size_t *outlen)
-{
-	size_t start = ++p->pos, n = 0, seq, end = start;
-	char *d;
-
-	/* size the buffer by the source span up to the closing quote */
-	while (end < p->len && p->s[end] != '"')
-		end += p->s[end] == '\\' ? 2 : 1;
-	if (end > p->len)
-		end = p->len;
-	d = malloc(end - start + 1);
-	if (!d)
-		return nomem(p);
-	for (;;) {
-		unsigned char c;
-
-		if (p->pos >= p->len) {
-			free(d);
-			return fail(p, "unterminated string (opened at offset %zu)",
-				    start - 1);
-		}
-		c = p->s[p->pos];
-		if (c == '"') {
-			p->pos++;
-			break;
-		}
-		if (c < 0x20) {
-			free(d);
-			return fail(p, "control character 0x%02x in string", c);
-		}
-		if (c != '\\') {
-			seq = utf8_seq((const unsigned char *)p->s + p->pos,
-				       p->len - p->pos);
-			if (!seq) {
-				free(d);
-				return fail(p, "invalid UTF-8 in string");
-			}
-			memcpy(d + n, p->s + p->pos, seq);
-			n += seq;
-			p->pos += seq;
-			continue;
-		}
-		if (++p->pos >= p->len) {
-			free(d);
-			return fail(p, "unterminated string (opened at offset %zu)",
-				    start - 1);
-		}
-		c = p->s[p->pos++];
-		switch (c) {
-		case '"': d[n++] = '"'; break;
-		case '\\': d[n++] = '\\'; break;
-		case '/': d[n++] = '/'; break;
-		case 'b': d[n++] = '\b'; break;
-		case 'f': d[n++] = '\f'; break;
-		case 'n': d[n++] = '\n'; break;
-		case 'r': d[n++] = '\r'; break;
-		case 't': d[n++] = '\t'; break;
-		case 'u': {
-			u32 cp, lo;
-
-			if (hex4(p, &cp))
-				goto out_free;
-			if (cp >= 0xdc00 && cp <= 0xdfff) {
-				fail(p, "unpaired low surrogate \\u%04x", cp);
-				goto out_free;
-			}
-			if (cp >= 0xd800 && cp <= 0xdbff) {
-				if (p->len - p->pos < 2 || p->s[p->pos] != '\\' ||
-				    p->s[p->pos + 1] != 'u') {
-					fail(p, "high surrogate \\u%04x without low surrogate", cp);
-					goto out_free;
-				}
-				p->pos += 2;
-				if (hex4(p, &lo))
-					goto out_free;
-				if (lo < 0xdc00 || lo > 0xdfff) {
-					fail(p, "high surrogate \\u%04x without low surrogate", cp);
-					goto out_free;
-				}
-				cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-			}
-			/* a \uXXXX escape (6 bytes) never decodes to more than 4 */
-			n += put_utf8(d + n, cp);
-			break;
-		}
-		default:
-			p->pos -= 2;
-			fail(p, "bad escape '\\%c'", c >= 0x20 && c < 0x7f ? c : '?');
-			goto out_free;
-		}
-	}
-	d[n] = '\0';
-	*out = d;
-	*outlen = n;
-	return 0;
-out_free:
-	free(d);
-	return p->ret;
-}
-
-static int is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static int parse_number(struct parser *p, struct json_value *v)
-{
-	size_t start = p->pos;
-	int integer = 1, neg = 0;
-	char buf[400], *end;
-
-	if (p->s[p->pos] == '-') {
-		neg = 1;
-		p->pos++;
-	}
-	if (p->pos >= p->len || !is_digit(p->s[p->pos]))
-		return fail(p, "expected a digit");
-	if (p->s[p->pos] == '0') {
-		p->pos++;
-		if (p->pos < p->len && is_digit(p->s[p->pos]))
-			return fail(p, "leading zero in number");
-	} else {
-		while (p->pos < p->len && is_digit(p->s[p->pos]))
-			p->pos++;
-	}
-	if (p->pos < p->len && p->s[p->pos] == '.') {
-		integer = 0;
-		p->pos++;
-		if (p->pos >= p->len || !is_digit(p->s[p->pos]))
-			return fail(p, "expected a digit after '.'");
-		while (p->pos < p->len && is_digit(p->s[p->pos]))
-			p->pos++;
-	}
-	if (p->pos < p->len && (p->s[p->pos] == 'e' || p->s[p->pos] == 'E')) {
-		integer = 0;
-		p->pos++;
-		if (p->pos < p->len && (p->s[p->pos] == '+' || p->s[p->pos] == '-'))
-			p->pos++;
-		if (p->pos >= p->len || !is_digit(p->s[p->pos]))
-			return fail(p, "expected a digit in exponent");
-		while (p->pos < p->len && is_digit(p->s[p->pos]))
-			p->pos++;
-	}
-	if (p->pos - start >= sizeof(buf)) {
-		p->pos = start;
-		return fail(p, "number too long");
-	}
-	memcpy(buf, p->s + start, p->pos - start);
-	buf[p->pos - start] = '\0';
-	v->type = JSON_NUMBER;
-	v->num = strtod(buf, NULL);
-	if (integer) {
-		errno = 0;
-		if (neg) {
-			v->s = strtoll(buf, &end, 10);
-			v->is_s64 = !errno;
-		} else {
-			v->u = strtoull(buf, &end, 10);
-			v->is_u64 = !errno;
-			if (v->is_u64 && v->u <= INT64_MAX) {
-				v->s = v->u;
-				v->is_s64 = 1;
-			}
-		}
-	}
-	return 0;
-}
-
-static int literal(struct parser *p, const char *word)
-{
-	size_t n = strlen(word);
-
-	if (p->len - p->pos < n || memcmp(p->s + p->pos, word, n))
-		return fail(p, "unexpected %s", describe(p));
-	p->pos += n;
-	return 0;
-}
-
-static int grow(struct parser *p, struct json_value *v, size_t *cap, int keys)
-{
-	size_t ncap = *cap ? *cap * 2 : 4;
-	struct json_value *items;
-	char **k;
-
-	if (v->len < *cap)
-		return 0;
-	items = realloc(v->items, ncap * sizeof(*items));
-	if (!items)
-		return nomem(p);
-	v->items = items;
-	if (keys) {
-		k = realloc(v->keys, ncap * sizeof(*k));
-		if (!k)
-			return nomem(p);
-		v->keys = k;
-	}
-	*cap = ncap;
-	return 0;
-}
-
-static int parse_container(struct parser *p, struct json_value *v, int obj)
-{
-	char close = obj ? '}' : ']';
-	size_t cap = 0;
-
-	if (++p->depth > JSON_MAX_DEPTH)
-		return fail(p, "nesting deeper than %d", JSON_MAX_DEPTH);
-	v->type = obj ? JSON_OBJECT : JSON_ARRAY;
-	p->pos++;
-	skip_ws(p);
-	if (p->pos < p->len && p->s[p->pos] == close) {
-		p->pos++;
-		p->depth--;
+	v->len = n;
+	v->items = calloc(n ? n : 1, sizeof(*v->items));
+	if (!v->items)
+		return -ENOMEM;
+	if (json_is_array(j)) {
+		json_array_foreach(j, i, item)
+			if (convert(item, &v->items[i], depth + 1))
+				return -ENOMEM;
 		return 0;
 	}
-	for (;;) {
-		char *key = NULL;
-		size_t klen;
-
-		skip_ws(p);
-		if (obj) {
-			if (p->pos >= p->len || p->s[p->pos] != '"')
-				return fail(p, "expected a member name, got %s",
-					    describe(p));
-			if (parse_string(p, &key, &klen))
-				return p->ret;
-			skip_ws(p);
-			if (p->pos >= p->len || p->s[p->pos] != ':') {
-				free(key);
-				return fail(p, "expected ':' after member name, got %s",
-					    describe(p));
-			}
-			p->pos++;
-		}
-		if (grow(p, v, &cap, obj)) {
-			free(key);
-			return p->ret;
-		}
-		memset(&v->items[v->len], 0, sizeof(v->items[0]));
-		if (obj)
-			v->keys[v->len] = key;
-		/* counted before parsing so a partial item is freed too */
-		v->len++;
-		if (parse_value(p, &v->items[v->len - 1]))
-			return p->ret;
-		skip_ws(p);
-		if (p->pos < p->len && p->s[p->pos] == ',') {
-			p->pos++;
-			continue;
-		}
-		if (p->pos < p->len && p->s[p->pos] == close) {
-			p->pos++;
-			break;
-		}
-		return fail(p, "expected ',' or '%c', got %s", close, describe(p));
+	v->keys = calloc(n ? n : 1, sizeof(*v->keys));
+	if (!v->keys)
+		return -ENOMEM;
+	i = 0;
+	json_object_foreach(j, key, item) {
+		v->keys[i] = strdup(key);
+		if (!v->keys[i] || convert(item, &v->items[i], depth + 1))
+			return -ENOMEM;
+		i++;
 	}
-	p->depth--;
 	return 0;
 }
 
-static int parse_value(struct parser *p, struct json_value *v)
+static int convert(json_t *j, struct json_value *v, int depth)
 {
-	skip_ws(p);
-	if (p->pos >= p->len)
-		return fail(p, "unexpected end of input, expected a value");
-	switch (p->s[p->pos]) {
-	case '{':
-		return parse_container(p, v, 1);
-	case '[':
-		return parse_container(p, v, 0);
-	case '"':
-		v->type = JSON_STRING;
-		return parse_string(p, &v->str, &v->len);
-	case 't':
-		v->type = JSON_BOOL;
-		v->boolean = 1;
-		return literal(p, "true");
-	case 'f':
-		v->type = JSON_BOOL;
-		return literal(p, "false");
-	case 'n':
-		v->type = JSON_NULL;
-		return literal(p, "null");
+	switch (json_typeof(j)) {
+	case JSON_OBJECT:
+		v->type = JV_OBJECT;
+		return convert_children(j, v, depth);
+	case JSON_ARRAY:
+		v->type = JV_ARRAY;
+		return convert_children(j, v, depth);
+	case JSON_STRING:
+		v->type = JV_STRING;
+		v->len = json_string_length(j);
+		v->str = malloc(v->len + 1);
+		if (!v->str)
+			return -ENOMEM;
+		memcpy(v->str, json_string_value(j), v->len + 1);
+		return 0;
+	case JSON_INTEGER:
+		v->type = JV_NUMBER;
+		v->num = (double)json_integer_value(j);
+		return 0;
+	case JSON_REAL:
+		v->type = JV_NUMBER;
+		v->num = json_real_value(j);
+		return 0;
+	case JSON_TRUE:
+	case JSON_FALSE:
+		v->type = JV_BOOL;
+		v->boolean = json_is_true(j);
+		return 0;
 	default:
-		if (p->s[p->pos] == '-' || is_digit(p->s[p->pos]))
-			return parse_number(p, v);
-		return fail(p, "unexpected %s, expected a value", describe(p));
+		v->type = JV_NULL;
+		return 0;
 	}
+}
+
+/* Where the container JSON_MAX_DEPTH + 1 deep opens, or -1 if none does. */
+static long too_deep(const char *s, size_t len)
+{
+	int depth = 0, in_str = 0;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		if (in_str) {
+			if (s[i] == '\\')
+				i++;
+			else if (s[i] == '"')
+				in_str = 0;
+		} else if (s[i] == '"') {
+			in_str = 1;
+		} else if (s[i] == '[' || s[i] == '{') {
+			if (++depth > JSON_MAX_DEPTH)
+				return (long)i;
+		} else if (s[i] == ']' || s[i] == '}') {
+			depth--;
+		}
+	}
+	return -1;
 }
 
 static void free_value(struct json_value *v)
 {
 	size_t i;
 
-	if (v->type == JSON_ARRAY || v->type == JSON_OBJECT) {
+	if (v->type == JV_ARRAY || v->type == JV_OBJECT) {
 		for (i = 0; i < v->len; i++) {
 			free_value(&v->items[i]);
 			if (v->keys)
@@ -692,23 +390,48 @@ void json__free(struct json_value *v)
 int json__parse(const char *text, size_t len, struct json_value **out,
 		struct json_error *err)
 {
-	struct parser p = { .s = text, .len = len, .err = err };
+	size_t flags = JSON_DECODE_ANY | JSON_ALLOW_NUL | JSON_REJECT_DUPLICATES;
 	struct json_value *v;
+	json_error_t je;
+	long deep;
+	json_t *j;
+	int ret;
 
 	*out = NULL;
 	if (err)
 		memset(err, 0, sizeof(*err));
-	v = calloc(1, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	if (!parse_value(&p, v)) {
-		skip_ws(&p);
-		if (p.pos < p.len)
-			fail(&p, "trailing %s after the value", describe(&p));
+	deep = too_deep(text, len);
+	if (deep >= 0) {
+		if (err) {
+			err->offset = (size_t)deep;
+			snprintf(err->msg, sizeof(err->msg), "nesting deeper than %d levels",
+				 JSON_MAX_DEPTH);
+		}
+		return -EINVAL;
 	}
-	if (p.ret) {
+	j = json_loadb(text, len, flags, &je);
+	if (!j && json_error_code(&je) == json_error_duplicate_key) {
+		/* JSON allows it: the last one counts, as json__get says */
+		j = json_loadb(text, len, flags & ~(size_t)JSON_REJECT_DUPLICATES, &je);
+	}
+	if (!j && json_error_code(&je) == json_error_numeric_overflow)	/* u64 beyond s64 */
+		j = json_loadb(text, len, (flags & ~(size_t)JSON_REJECT_DUPLICATES) |
+			       JSON_DECODE_INT_AS_REAL, &je);
+	if (!j) {
+		if (json_error_code(&je) == json_error_out_of_memory)
+			return -ENOMEM;
+		if (err) {
+			err->offset = je.position > 0 ? (size_t)je.position : 0;
+			snprintf(err->msg, sizeof(err->msg), "%.127s", je.text);
+		}
+		return -EINVAL;
+	}
+	v = calloc(1, sizeof(*v));
+	ret = v ? convert(j, v, 0) : -ENOMEM;
+	json_decref(j);
+	if (ret) {
 		json__free(v);
-		return p.ret;
+		return ret;
 	}
 	*out = v;
 	return 0;
@@ -718,7 +441,7 @@ const struct json_value *json__get(const struct json_value *v, const char *key)
 {
 	size_t i;
 
-	if (!v || v->type != JSON_OBJECT)
+	if (!v || v->type != JV_OBJECT)
 		return NULL;
 	for (i = v->len; i-- > 0;)
 		if (!strcmp(v->keys[i], key))
@@ -728,7 +451,7 @@ const struct json_value *json__get(const struct json_value *v, const char *key)
 
 const struct json_value *json__at(const struct json_value *v, size_t i)
 {
-	if (!v || v->type != JSON_ARRAY || i >= v->len)
+	if (!v || v->type != JV_ARRAY || i >= v->len)
 		return NULL;
 	return &v->items[i];
 }
@@ -745,7 +468,7 @@ const struct json_value *json__path(const struct json_value *v, const char *path
 		memcpy(part, path, n);
 		part[n] = '\0';
 		path += n + (path[n] == '.');
-		if (v->type == JSON_ARRAY) {
+		if (v->type == JV_ARRAY) {
 			char *end;
 			unsigned long i = strtoul(part, &end, 10);
 
@@ -762,9 +485,9 @@ const struct json_value *json__path(const struct json_value *v, const char *path
 const char *json__type_name(enum json_type t)
 {
 	static const char *const names[] = {
-		[JSON_NULL] = "null", [JSON_BOOL] = "boolean",
-		[JSON_NUMBER] = "number", [JSON_STRING] = "string",
-		[JSON_ARRAY] = "array", [JSON_OBJECT] = "object",
+		[JV_NULL] = "null", [JV_BOOL] = "boolean",
+		[JV_NUMBER] = "number", [JV_STRING] = "string",
+		[JV_ARRAY] = "array", [JV_OBJECT] = "object",
 	};
 
 	return (unsigned)t < ARRAY_SIZE(names) ? names[t] : "?";

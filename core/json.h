@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A small JSON writer (streams to a FILE*, tracks nesting and commas,
- * escapes strings) and a small JSON reader (text -> tree, lookup by key,
- * index or dotted path, errors carry the byte offset).
+ * A small streaming JSON writer (to a FILE*, tracks nesting and commas,
+ * escapes strings) and a reader: libjansson parses, the tree it gives is
+ * looked up by key, index or dotted path; errors carry the byte offset.
  *
  *   struct json_writer w;
  *   json__init(&w, stdout, JSON_PRETTY);
@@ -60,22 +60,19 @@ int json__finish(struct json_writer *w);
 
 /* Reader */
 enum json_type {
-	JSON_NULL,
-	JSON_BOOL,
-	JSON_NUMBER,
-	JSON_STRING,
-	JSON_ARRAY,
-	JSON_OBJECT,
+	JV_NULL,
+	JV_BOOL,
+	JV_NUMBER,
+	JV_STRING,
+	JV_ARRAY,
+	JV_OBJECT,
 };
 
 struct json_value {
 	enum json_type type;
 	int boolean;
-	double num;		/* JSON_NUMBER */
-	int is_u64, is_s64;	/* an integer that fits u64 / s64 exactly */
-	u64 u;
-	s64 s;
-	char *str;		/* JSON_STRING, NUL-terminated (may hold \0) */
+	double num;		/* JV_NUMBER */
+	char *str;		/* JV_STRING, NUL-terminated (may hold \0) */
 	size_t len;		/* string length, or number of items/members */
 	struct json_value *items;	/* array items or object member values */
 	char **keys;		/* object member names, parallel to items */

@@ -17,14 +17,14 @@ static u64 get_u64(const struct json_value *o, const char *key)
 {
 	const struct json_value *v = json__get(o, key);
 
-	return v && v->type == JSON_NUMBER && v->num > 0 ? (u64)v->num : 0;
+	return v && v->type == JV_NUMBER && v->num > 0 ? (u64)v->num : 0;
 }
 
 static void get_str(const struct json_value *o, const char *key, char *buf, size_t len)
 {
 	const struct json_value *v = json__get(o, key);
 
-	snprintf(buf, len, "%s", v && v->type == JSON_STRING ? v->str : "");
+	snprintf(buf, len, "%s", v && v->type == JV_STRING ? v->str : "");
 }
 
 static u8 kind_of(const char *s)
@@ -53,7 +53,7 @@ int pesbench__parse_expect(const char *text, size_t len, struct pesbench_expect 
 	counts = json__get(root, "counts");
 	loop = json__get(root, "loop");
 	err = -EINVAL;
-	if (root->type != JSON_OBJECT || !counts || !loop || loop->type != JSON_ARRAY ||
+	if (root->type != JV_OBJECT || !counts || !loop || loop->type != JV_ARRAY ||
 	    !loop->len || loop->len > PESBENCH_MAX_INSN)
 		goto out;
 	get_str(root, "benchmark", e->bench, sizeof(e->bench));
@@ -335,7 +335,7 @@ static double get_num(const struct json_value *o, const char *key)
 {
 	const struct json_value *v = json__get(o, key);
 
-	return v && v->type == JSON_NUMBER ? v->num : NAN;
+	return v && v->type == JV_NUMBER ? v->num : NAN;
 }
 
 int pesbench__read_json(const struct json_value *v, struct pesbench_result *res)
@@ -346,7 +346,7 @@ int pesbench__read_json(const struct json_value *v, struct pesbench_result *res)
 	int err;
 
 	pesbench__result_init(res);
-	if (v->type != JSON_OBJECT || !cmd || cmd->type != JSON_STRING ||
+	if (v->type != JV_OBJECT || !cmd || cmd->type != JV_STRING ||
 	    strcmp(cmd->str, "pebs-ibs-compare"))
 		return -EINVAL;
 	get_str(v, "example", res->example, sizeof(res->example));
@@ -364,17 +364,17 @@ int pesbench__read_json(const struct json_value *v, struct pesbench_result *res)
 		res->m.ncpus = (int)get_u64(m, "cpus");
 	}
 	x = json__get(v, "quick");
-	res->quick = x && x->type == JSON_BOOL && x->boolean;
+	res->quick = x && x->type == JV_BOOL && x->boolean;
 	res->runs = (int)get_u64(v, "runs");
 	facs = json__get(v, "facilities");
-	for (i = 0; facs && facs->type == JSON_ARRAY && i < facs->len &&
+	for (i = 0; facs && facs->type == JV_ARRAY && i < facs->len &&
 		    i < PESBENCH_MAX_FAC; i++) {
 		const struct json_value *f = json__at(facs, i);
 		struct pesbench_facility *p = &res->fac[res->nfac++];
 
 		get_str(f, "name", p->name, sizeof(p->name));
 		x = json__get(f, "usable");
-		p->usable = x && x->type == JSON_BOOL && x->boolean;
+		p->usable = x && x->type == JV_BOOL && x->boolean;
 		get_str(f, "reason", p->reason, sizeof(p->reason));
 		get_str(f, "period_unit", p->period_unit, sizeof(p->period_unit));
 		get_str(f, "counters", p->counters, sizeof(p->counters));
@@ -383,7 +383,7 @@ int pesbench__read_json(const struct json_value *v, struct pesbench_result *res)
 		get_str(f, "execution_modes", p->modes, sizeof(p->modes));
 	}
 	exps = json__get(v, "experiments");
-	if (!exps || exps->type != JSON_ARRAY)
+	if (!exps || exps->type != JV_ARRAY)
 		return -EINVAL;
 	for (i = 0; i < exps->len; i++) {
 		const struct json_value *e = json__at(exps, i), *rows;
@@ -397,7 +397,7 @@ int pesbench__read_json(const struct json_value *v, struct pesbench_result *res)
 			return -EINVAL;
 		get_str(e, "note", t->note, sizeof(t->note));
 		rows = json__get(e, "rows");
-		for (j = 0; rows && rows->type == JSON_ARRAY && j < rows->len; j++) {
+		for (j = 0; rows && rows->type == JV_ARRAY && j < rows->len; j++) {
 			const struct json_value *r = json__at(rows, j);
 			char f[16], b[32], c[48], mt[48];
 
