@@ -56,7 +56,7 @@
 	"    --scale F          multiply every benchmark's iterations by F\n"	\
 	"                       (default 1 with --quick, else 2)\n"	\
 	"    --json FILE        save the results, with the machine, as JSON\n"	\
-	"    --svg DIR          write the figures (seed Figures 4.1-4.9) as SVG\n"	\
+	"    --svg DIR          write the figures (Sasongko 2022, Figures 4.1-4.9) as SVG\n"	\
 	"    --merge            compare saved results side by side (machines)\n"	\
 	"    --bench-dir DIR    where the microbenchmarks are (default: the\n"	\
 	"                       microbench/ directory next to lociprof)\n"	\
@@ -458,7 +458,7 @@ static void run_facility(const struct pb_opts *o, const struct lp_facility_ops *
 
 	/* 1 accuracy + 4 overhead on Load-Ratio 1/1 .. 1/8 */
 	t = pesbench__table(res, "accuracy", "observed vs expected samples, total and loads "
-			    "(Load-Ratio; seed Figures 4.1-4.2)");
+			    "(Load-Ratio; Sasongko 2022, Figures 4.1-4.2)");
 	snprintf(t->note, sizeof(t->note), "%s", tp ?
 		 "soft: the period is time, so expected samples = thread CPU time / period and "
 		 "the expected load share is the loop's instruction mix (loads / instructions); "
@@ -477,7 +477,7 @@ static void run_facility(const struct pb_opts *o, const struct lp_facility_ops *
 		native_n(&b, nat, n);
 		snprintf(cfg, sizeof(cfg), "load-ratio 1/%d", r);
 		t = pesbench__table(res, "overhead", "time and peak RSS against the native run "
-				    "(seed Figures 4.4-4.6)");
+				    "(Sasongko 2022, Figures 4.4-4.6)");
 		snprintf(t->note, sizeof(t->note), "lociprof samples from outside the program "
 			 "(ptrace + perf rings), so the program's own peak RSS should not grow; "
 			 "'program+lociprof' adds lociprof's RSS growth while profiling.");
@@ -510,7 +510,7 @@ static void run_facility(const struct pb_opts *o, const struct lp_facility_ops *
 
 	/* 3 bias and instruction attribution: Bias-Bench, both attributions */
 	t = pesbench__table(res, "bias", "share of samples per instruction (Bias-Bench; "
-			    "seed Table 4.3)");
+			    "Sasongko 2022, Table 4.3)");
 	snprintf(t->note, sizeof(t->note), "%s", tp ?
 		 "soft: 'sampled ip' is where the timer interrupt landed (--prev-insn off); "
 		 "'previous insn' is the instruction before it when its access can be "
@@ -554,7 +554,7 @@ static void run_facility(const struct pb_opts *o, const struct lp_facility_ops *
 
 	/* 6 user vs kernel: Exec-Mode */
 	t = pesbench__table(res, "mode", "user vs kernel attribution (Exec-Mode, getppid "
-			    "per iteration; seed 4.3.7)");
+			    "per iteration; Sasongko 2022, 4.3.7)");
 	snprintf(t->note, sizeof(t->note), "%s", tp ?
 		 "soft samples with exclude_kernel=1: the kernel drops a cpu-clock sample "
 		 "whose interrupted context is kernel mode (it is not moved to user mode), so "
@@ -569,7 +569,7 @@ static void run_facility(const struct pb_opts *o, const struct lp_facility_ops *
 
 	/* 7 comdetect on Write-Volume */
 	t = pesbench__table(res, "tool", "comdetect on Write-Volume: total communication vs "
-			    "expected transfers, time overhead (seed Figures 4.8-4.9)");
+			    "expected transfers, time overhead (Sasongko 2022, Figures 4.8-4.9)");
 	snprintf(t->note, sizeof(t->note), "%s", tp ?
 		 "soft: comdetect's volume is ns of CPU time per detection; transfers = volume "
 		 "x (stores / thread CPU time), stores = iters x threads. Expected: the "

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * An analysis is a pure event consumer (DESIGN §1): it receives typed events
+ * An analysis is a pure event consumer (Documentation/architecture.md, "Events and actions"): it receives typed events
  * and appends actions; it never makes a syscall. The session executes the
  * actions live; a replay or a unit test just observes them.
  */

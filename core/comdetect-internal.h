@@ -30,7 +30,7 @@ struct cd_slot {
 	u8 armed;
 };
 
-/* What a thread's armed watchpoints watch: all on one line (the seed). */
+/* What a thread's armed watchpoints watch: all on one line (Sasongko 2022). */
 struct cd_watch {
 	u8 active;
 	u8 pub_len, pub_kind, pub_touched;

@@ -24,7 +24,7 @@ void cd_result_free(struct comdetect *cd)
 	cd->r_lines = NULL;
 }
 
-/* sym[a][b] = sym[b][a] = raw[a][b] + raw[b][a] (seed: sum of both) */
+/* sym[a][b] = sym[b][a] = raw[a][b] + raw[b][a] (Sasongko 2022: sum of both) */
 static void cd_symmetrize(const struct cd_pairs *p, u32 n, double *all,
 			  double *tr, double *fs, double *tot_t, double *tot_f)
 {

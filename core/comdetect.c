@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ComDetective (seed 1, ch.5, Algorithm 1) as a pure event consumer. The
+ * ComDetective (Sasongko 2022, ch. 5, Algorithm 1) as a pure event consumer. The
  * definitions it implements are written down in comdetect.h.
  */
 #include <errno.h>
@@ -641,7 +641,7 @@ static int cd_trap(struct comdetect *cd, const struct lp_trap *tr,
 	me = cd_index(cd, t);
 	cd_cpu_seen(cd, tr->cpu);
 
-	/* seed 5.3.2: each trap stands for period x L / (D x M) events */
+	/* Sasongko 2022, 5.3.2: each trap stands for period x L / (D x M) events */
 	vol = (double)w->period * cd->cfg.line_size /
 	      ((double)w->ndr * COMDETECT_WP_LEN);
 	is_true = overlaps(sl->addr, COMDETECT_WP_LEN, w->pub_addr, w->pub_len);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * comdetect: inter-thread communication matrices split into true and false
- * sharing (ComDetective, seed 1 ch.5, Algorithm 1). A pure event consumer:
+ * sharing (ComDetective, Sasongko 2022, ch. 5, Algorithm 1). A pure event consumer:
  * it reads samples and watchpoint traps and asks for watchpoints to be armed
  * or disarmed; it makes no syscall and prints nothing.
  *
@@ -13,7 +13,7 @@
  * - BulletinBoard: @board_size entries keyed by cache line. Only stores
  *   publish; loads and stores look up.
  * - An entry E published by thread P at P's store epoch e is *expired* once
- *   P has taken @expire (2) more store samples (the seed: "expired if it
+ *   P has taken @expire (2) more store samples (Sasongko 2022: "expired if it
  *   survived for more than two store events from the same thread"; loads
  *   do not age it). For a looking-up thread T, E is *recent* iff E was
  *   published after T's previous sample ("published between its current
@@ -38,10 +38,10 @@
  *   size, D = number of registers armed on that line, M = 8): true sharing
  *   iff the trapped 8-byte chunk overlaps the published bytes (a trap only
  *   names the chunk, not the exact access). After a trap the thread's
- *   watchpoints on that line are disarmed (the seed: later accesses are
+ *   watchpoints on that line are disarmed (Sasongko 2022: later accesses are
  *   served locally).
  * - Matrices: raw[P][T] += volume; at the end each pair is symmetrized as
- *   the seed does: sym[i][j] = sym[j][i] = raw[i][j] + raw[j][i]. The
+ *   Sasongko 2022 does: sym[i][j] = sym[j][i] = raw[i][j] + raw[j][i]. The
  *   diagonal stays zero. Totals count each communication once, so
  *   total = sum over i < j of sym[i][j] = (sum of all cells) / 2.
  * - Core matrices use the CPU of each side's sample (the publisher's sample

@@ -5,7 +5,7 @@
  * reading both out of lociprof's JSON (comdetect and reuse output, and the
  * microbenchmarks' --expect, which is comdetect JSON).
  *
- * Similarity (seed 1, 6.5.1, used there for histograms and here for
+ * Similarity (Sasongko 2022, 6.5.1, used there for histograms and here for
  * matrices too): normalize each to sum 1, then
  *
  *	S = 1 - 1/2 * sum_i |a_i - b_i|

@@ -41,8 +41,8 @@ struct lp_costs {
 };
 
 /*
- * Measure every cost, @reps repetitions each (3..99; about 0.1 s each on
- * this VM). Briefly runs a thread and forks a traced child. 0, or -errno
+ * Measure every cost, @reps repetitions each (3..99; each a fraction of a
+ * second). Briefly runs a thread and forks a traced child. 0, or -errno
  * if nothing could be measured at all (each cost carries its own reason).
  */
 int costs__measure(struct lp_costs *c, int reps);

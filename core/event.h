@@ -40,7 +40,7 @@ extern const char *const lp_noaddr_names[LP_NOADDR__MAX];
 
 /*
  * One decoded memory sample: the one struct that crosses the facility
- * boundary (DESIGN §1). Unknown fields are 0.
+ * boundary (Documentation/architecture.md, "Events and actions"). Unknown fields are 0.
  */
 struct lp_sample {
 	u64 time;		/* ns, CLOCK_MONOTONIC (attr.clockid) */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A sampling facility behind one ops table (DESIGN §1): probe gates live use,
+ * A sampling facility behind one ops table (Documentation/architecture.md): probe gates live use,
  * setup fills the per-thread perf_event_attr(s), decode turns a raw perf
  * sample into an lp_sample. core/ sees only this header, never arch/.
  */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * perf_event_open and the one place that turns its failures into advice
- * (DESIGN §2: every failure says what failed and what to do).
+ * (every failure says what failed and what to do).
  */
 #ifndef LP_PERF_UTIL_H
 #define LP_PERF_UTIL_H

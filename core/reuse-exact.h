@@ -18,7 +18,7 @@
  *
  * Modes:
  *   REUSE_EXACT_PER_THREAD  each thread's own access stream (private caches).
- *     Intra-thread reuse and invalidation follow seed 1, Definitions 6.2.1-2:
+ *     Intra-thread reuse and invalidation follow Sasongko 2022, Definitions 6.2.1-2:
  *     a thread's access is a reuse of its previous access to the same
  *     address unless another thread stored to it in between; that store is
  *     one invalidation (of the earlier use), and the thread's next access
@@ -30,7 +30,7 @@
  *     with invalidation, and equal plain reuse distances when no data is
  *     written by one thread and used by another.
  *   REUSE_EXACT_SHARED  one interleaved stream in trace order, all threads
- *     (a shared cache; concurrent reuse distance of seed 3/4). A reuse may
+ *     (a shared cache; concurrent reuse distance of Barai et al. and Jiang et al. 2010). A reuse may
  *     be by another thread than the use (counted in cross_thread). No
  *     invalidations (one cache). Results are kept per reusing thread.
  *

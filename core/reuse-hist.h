@@ -10,7 +10,7 @@
  *                "a a" gives 0, "a b c a" gives 2. A fully associative LRU
  *                cache of C entries hits iff d < C.
  *   REUSE_TIME   time reuse distance t: the number of accesses strictly
- *                between the use and the reuse (seed 1, 6.2.1: in
+ *                between the use and the reuse (Sasongko 2022, 6.2.1: in
  *                a1 b1 c1 b2 d1 d2 a2, t = 5 and d = 3). Note: Jiang et al. and
  *                Xiang et al. count t2 - t1 instead, which is t + 1.
  *
@@ -20,7 +20,7 @@
  *
  * cold:  first access to the address in the stream (infinite distance);
  * inval: the access found its previous use invalidated by another thread's
- *        store (seed 1, Definition 6.2.2); a miss, also infinite distance.
+ *        store (Sasongko 2022, Definition 6.2.2); a miss, also infinite distance.
  */
 #ifndef LP_REUSE_HIST_H
 #define LP_REUSE_HIST_H
@@ -77,7 +77,7 @@ int reuse_hist__merge(struct reuse_hist *dst, const struct reuse_hist *src);
 int reuse_hist__normalize(struct reuse_hist *h, int flags);
 
 /*
- * Histogram similarity of seed 1 (6.5.1): S = 1 - sum_i |B_i - B'_i| / 2
+ * Histogram similarity of Sasongko 2022 (6.5.1): S = 1 - sum_i |B_i - B'_i| / 2
  * over normalized histograms; the bins are the finite ones plus cold and/or
  * inval per @flags. S is in [0, 1], 1 for identical shapes.
  * -EINVAL if metric or granularity differ, -ENODATA if one is empty.
@@ -87,7 +87,7 @@ int reuse_hist__similarity(const struct reuse_hist *a,
 
 /*
  * Footprint of a time histogram (Xiang et al.'s HOTL theory as used by
- * seed 1, 6.2.1, and DESIGN 4): the expected number of distinct addresses
+ * Sasongko 2022, 6.2.1; Documentation/algorithms.md): the expected number of distinct addresses
  * in a window of @w consecutive accesses,
  *
  *	fp(w) = sum_{i=0}^{w-1} P(rt > i),	rt = t + 1,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ReuseTracker (seed 1, ch.6, Algorithms 2-3) as a pure event consumer. The
+ * ReuseTracker (Sasongko 2022, ch. 6, Algorithms 2-3) as a pure event consumer. The
  * definitions it implements are written down in reuse.h.
  */
 #include <errno.h>

@@ -27,7 +27,7 @@ struct reuse_config {
 	double access_rate;		/* accesses per ns; 0: estimate */
 	u64 seed;			/* PRNG seed, 0: fixed default */
 	int max_pairs;			/* use->reuse pairs kept, default 4096 */
-	int unweighted;			/* every detection weight 1 (the seed) */
+	int unweighted;			/* every detection weight 1 (Sasongko 2022) */
 	int window;			/* detections per conversion window
 					 * (default REUSE_DEFAULT_WINDOW), < 0: all */
 	int global_rate;		/* one stride rate for the run, no local rates */

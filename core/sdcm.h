@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * SDCM, the stack distance cache model of Brehob and Enbody as used by
- * PPT-Multicore (seed 3, Eq. 1-3): an A-way set-associative LRU cache of B
+ * PPT-Multicore (Barai et al., Eq. 1-3): an A-way set-associative LRU cache of B
  * blocks hits an access of reuse distance D (distinct lines in between) iff
  * fewer than A of those D lines map to its set. With random placement each
  * maps there with probability A/B = 1/S (S = B/A sets), so

@@ -63,7 +63,7 @@ LP_SELFTEST(selftest_soft_probe_agrees, "soft facility probe agrees with a real 
 	ret = lp_facility__find("soft")->probe(&p);
 	if (strstr(p.reason, "not implemented"))
 		TEST_SKIP("soft facility probe not implemented yet");
-	/* what the soft facility needs (DESIGN 3.1), opened here directly */
+	/* what the soft facility needs (Documentation/facilities.md, "Software precise sampling"), opened here directly */
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
 	a.type = PERF_TYPE_SOFTWARE;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The tracing engine (DESIGN §1, §3.4): runs or attaches to a program under
+ * The tracing engine (Documentation/architecture.md; watchpoints: Documentation/facilities.md): runs or attaches to a program under
  * ptrace, follows its threads, opens the facility's sampling events and the
  * watchpoints on each thread remotely, reads the rings, decodes samples into
  * typed events, hands them to the consumers and executes their actions.

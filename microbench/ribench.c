@@ -11,7 +11,7 @@
  *
  * on its own five private arrays; shared_array is one array for all threads,
  * so with --threads >= 2 and --inv > 0 the stores of the other threads
- * invalidate a thread's copies (seed Definition 6.2.2).
+ * invalidate a thread's copies (Sasongko 2022, Definition 6.2.2).
  *
  * Every array element is a long (8 bytes); every access goes through
  * mb_load() / rib_store() (inline asm whose address register survives the

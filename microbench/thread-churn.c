@@ -4,7 +4,7 @@
  * --batch at a time, joining each batch before starting the next. Each
  * thread writes and sums a 4 KiB buffer on its stack --iters times. A
  * profiler attached to it must follow every clone and exit: the test of
- * DESIGN §6 ("spawns and joins thousands of threads").
+ * a target that spawns and joins thousands of threads must lose nothing.
  *
  * Prints nothing on success (a JSON summary to stderr with -v); exits 1 if
  * a thread cannot be created or fewer threads than asked for ran.

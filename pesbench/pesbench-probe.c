@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pesbench: the qualitative comparison (seed Table 4.1) found by probing
+ * pesbench: the qualitative comparison (Sasongko 2022, Table 4.1) found by probing
  * this machine, not assumed: counters from CPUID and from opening the
  * facility's own sampling event repeatedly, sampled data from the attr the
  * facility sets up, execution-mode filtering from opening it with each

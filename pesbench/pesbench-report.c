@@ -2,7 +2,7 @@
 /*
  * pesbench output: text tables (one per experiment plus the qualitative
  * table), the side-by-side comparison of several results (machines), and
- * the SVG figures (seed Figures 4.1-4.9) through core/svg.h.
+ * the SVG figures (Sasongko 2022, Figures 4.1-4.9) through core/svg.h.
  */
 #include <errno.h>
 #include <math.h>
@@ -45,7 +45,7 @@ void pesbench__print(FILE *f, const struct pesbench_result *res)
 	machine_line(f, res);
 	fprintf(f, "%s, %d run%s per measurement\n\n", res->quick ? "quick" : "full",
 		res->runs, res->runs == 1 ? "" : "s");
-	fprintf(f, "Facilities (seed Table 4.1; probed on this machine)\n");
+	fprintf(f, "Facilities (Sasongko 2022, Table 4.1; probed on this machine)\n");
 	for (i = 0; i < res->nfac; i++) {
 		const struct pesbench_facility *p = &res->fac[i];
 

@@ -5,7 +5,7 @@
  * against the benchmark's expected number of transfers, and its time
  * overhead. The soft facility's volume is ns of CPU time (one sample stands
  * for a period of it); it becomes accesses through the measured rate,
- * accesses / cpu_ns (DESIGN §3.1). Pure.
+ * accesses / cpu_ns (Documentation/facilities.md, "Software precise sampling"). Pure.
  */
 #include <errno.h>
 #include <math.h>

@@ -124,7 +124,7 @@ struct pesbench_facility {
 	int usable;
 	char reason[256];	/* the probe's words */
 	char period_unit[16];
-	char counters[256];	/* qualitative (seed Table 4.1), probed */
+	char counters[256];	/* qualitative (Sasongko 2022, Table 4.1), probed */
 	char events[160];
 	char data[256];
 	char modes[200];
@@ -178,7 +178,7 @@ void pesbench__print(FILE *f, const struct pesbench_result *res);
 /* Side by side: every row key of any result, one column group per result. */
 void pesbench__print_merge(FILE *f, const struct pesbench_result *res, int n);
 /*
- * SVG figures (seed Figures 4.1-4.9) into directory @dir, one per table and
+ * SVG figures (Sasongko 2022, Figures 4.1-4.9) into directory @dir, one per table and
  * metric group, series = each result's facilities. Returns the number of
  * files written or -errno.
  */

@@ -165,7 +165,7 @@ fi
 if section reuse; then
 	echo
 	echo "## reuse accuracy: S = 1 - 1/2 sum|a-b| over the reuse pairs against ribench --expect"
-	echo "# the twenty seed configurations (Tables 6.5-6.7) at full size, 2 threads, default"
+	echo "# the twenty RIBench configurations (Sasongko 2022, Tables 6.5-6.7) at full size, 2 threads, default"
 	echo "# period; S over the finite bins (the top-level cold count is left out: compare"
 	echo "# would add a count to fractions); inv-err = |estimated - expected| invalidation"
 	echo "# fraction; rate-err = the run's access rate (reuses without a local one) / (ribench accesses / CPU ns) - 1"

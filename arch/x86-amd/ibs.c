@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * AMD IBS facility (DESIGN §3.3). The probe needs the ibs_op PMU in sysfs,
+ * AMD IBS facility (Documentation/facilities.md, "AMD IBS"). The probe needs the ibs_op PMU in sysfs,
  * Linux 6.2+ for per-thread use, and an ibs_op event that opens on this
  * process. Setup counts dispatched ops (cnt_ctl) with a period that is a
  * multiple of 16 in the PMU's range; decode splits PERF_SAMPLE_RAW into the

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * AMD IBS internals (DESIGN §3.3), for arch/x86-amd/ and its unit tests.
+ * AMD IBS internals (Documentation/facilities.md, "AMD IBS"), for arch/x86-amd/ and its unit tests.
  * core/ never includes this: it sees lp_facility_ibs only.
  */
 #ifndef LP_ARCH_IBS_H

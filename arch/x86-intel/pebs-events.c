@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * PEBS event choice per microarchitecture (DESIGN §3.2) and the attrs that
+ * PEBS event choice per microarchitecture (Documentation/facilities.md, "Intel PEBS") and the attrs that
  * follow from it. Codes are Intel's (event | umask << 8, from the SDM and
  * perfmon event lists); libpfm4 encodes by name where it knows the PMU and
  * must agree, else the table wins and the layout note says so (libpfm4

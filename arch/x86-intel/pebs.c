@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Intel PEBS facility (DESIGN §3.2). The probe needs a core PMU in sysfs
+ * Intel PEBS facility (Documentation/facilities.md, "Intel PEBS"). The probe needs a core PMU in sysfs
  * and a precise memory event that really opens on this process; setup
  * programs loads and stores (and their counting group) per thread; decode
  * turns a sample with ADDR, WEIGHT and DATA_SRC into an lp_sample.
@@ -84,7 +84,7 @@ static int pebs_probe(struct lp_probe *res)
 	return 0;
 }
 
-/* Does @config (event | umask << 8) sample stores? (DESIGN §3.2 table) */
+/* Does @config (event | umask << 8) sample stores? (Documentation/facilities.md, "Intel PEBS") */
 static int is_store_event(u64 config)
 {
 	switch (config & 0xffff) {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Intel PEBS internals (DESIGN §3.2), for arch/x86-intel/ and its unit
+ * Intel PEBS internals (Documentation/facilities.md, "Intel PEBS"), for arch/x86-intel/ and its unit
  * tests. core/ never includes this: it sees lp_facility_pebs only.
  */
 #ifndef LP_ARCH_PEBS_H
@@ -11,7 +11,7 @@
 #include "core/facility.h"
 #include "core/types.h"
 
-/* One row of DESIGN §3.2: a microarchitecture's memory sampling events. */
+/* One row of the table in Documentation/facilities.md, "Intel PEBS": a microarchitecture's memory sampling events. */
 struct pebs_uarch {
 	const char *name;		/* "skl-icl" ... */
 	const char *pfm[10];		/* libpfm4 PMU names of this row */
@@ -63,7 +63,7 @@ struct pebs_pmu {
 int pebs__pmus(const char *force, struct pebs_pmu *pmus, int max, char *err, size_t len);
 
 /*
- * Fill the attrs and layout for @pmus per @opts (DESIGN §3.2). 0 or -errno
+ * Fill the attrs and layout for @pmus per @opts (Documentation/facilities.md, "Intel PEBS"). 0 or -errno
  * (-E2BIG: more than LP_MAX_FACILITY_ATTRS) with @err.
  */
 int pebs__build(const struct pebs_pmu *pmus, int npmus, const struct lp_sampling_opts *opts,

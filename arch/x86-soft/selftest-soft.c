@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Self test of the soft facility on this machine (DESIGN §3.1 measurement):
+ * Self test of the soft facility on this machine (Documentation/facilities.md, soft facility):
  * a child loads at random from an array larger than the caches; cpu-clock
  * samples with user registers are decoded, and the decoded addresses must
  * fall in the array. Also reports how many samples got an address directly

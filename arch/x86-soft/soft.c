@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Software precise sampling (DESIGN §3.1): a per-thread cpu-clock sampling
+ * Software precise sampling (Documentation/facilities.md, "Software precise sampling"): a per-thread cpu-clock sampling
  * event with the user registers; the instruction at the sampled IP is decoded
  * (x86-decode.c) and its effective address computed from those registers.
  *

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Pure x86-64 instruction decoding for the software precise-sampling
- * facility (DESIGN §3.1): bytes -> memory-operand description (Capstone 4),
+ * facility (Documentation/facilities.md, "Software precise sampling"): bytes -> memory-operand description (Capstone 4),
  * description + register file -> effective address, size and kind. No
  * syscalls, so it is unit-tested on byte arrays.
  *
- * Choices (DESIGN §3.1 leaves them to this module):
+ * Choices (Documentation/facilities.md leaves them to this module):
  * - Plain read-modify-write without lock (add %eax,(%rbx)) is LP_ACCESS_STORE
  *   (it makes the line dirty, which is what sharing analyses care about);
  *   LP_ACCESS_ATOMIC is for lock-prefixed RMW and xchg with memory (implicitly

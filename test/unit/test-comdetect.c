@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * comdetect on hand-built event streams. Expected values come from the
- * definitions in core/comdetect.h (seed 1, ch.5), computed here by hand.
+ * definitions in core/comdetect.h (Sasongko 2022, ch. 5), computed here by hand.
  */
 #include <stdlib.h>
 #include <string.h>

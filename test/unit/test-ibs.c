@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * IBS without IBS: PERF_SAMPLE_RAW records built byte by byte from the
- * layout in DESIGN §3.3 (u32 caps, u64 IBS_OP_CTL, OP_RIP, OP_DATA,
+ * layout in Documentation/facilities.md, "AMD IBS" (u32 caps, u64 IBS_OP_CTL, OP_RIP, OP_DATA,
  * OP_DATA2, OP_DATA3, DC_LINADDR, DC_PHYSADDR, [BR_TARGET if caps bit 5],
  * [OP_DATA4 if caps bit 10]) inside a PERF_RECORD_SAMPLE parsed by
  * perf_sample__parse, then decoded; period rounding and range; the kernel

@@ -168,7 +168,7 @@ LP_TEST(test_pebs_unknown_to_libpfm, "pebs: emr (libpfm4 4.13 lacks it) gets raw
 	return TEST_OK;
 }
 
-LP_TEST(test_pebs_uarch_by_model, "pebs: CPUID family 6 models map to DESIGN §3.2 rows")
+LP_TEST(test_pebs_uarch_by_model, "pebs: CPUID family 6 models map to the PEBS table rows")
 {
 	TEST_ASSERT(pebs__uarch_by_model(6, 0x8f) == pebs__uarch_by_pfm("spr"), "SPR");
 	TEST_ASSERT(pebs__uarch_by_model(6, 0xcf) == pebs__uarch_by_pfm("spr"), "EMR");

@@ -61,7 +61,7 @@ LP_TEST(test_reuse_exact_abca, "reuse-exact: a b c a gives distance 2, time 2")
 	return TEST_OK;
 }
 
-LP_TEST(test_reuse_exact_seed_example, "reuse-exact: seed 1 example a b c b d d a: d=3, t=5")
+LP_TEST(test_reuse_exact_seed_example, "reuse-exact: Sasongko 2022 example a b c b d d a: d=3, t=5")
 {
 	const u64 a[] = { 1, 2, 3, 2, 4, 4, 1 };
 	struct reuse_exact_res r[7];
@@ -246,7 +246,7 @@ LP_TEST(test_reuse_exact_shared_mode, "reuse-exact: shared mode interleaves thre
 }
 
 /*
- * RIBench (seed 1, Listing 6.1) with one private array, two threads
+ * RIBench (Sasongko 2022, Listing 6.1) with one private array, two threads
  * interleaved one j-iteration at a time. Each private access after the
  * first pass is a reuse with inv stores plus a1 - 1 other private elements
  * in between (Table 6.4's "inv + a1", which counts the element itself);

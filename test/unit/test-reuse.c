@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * reuse (ReuseTracker) on hand-built event streams. Expected values come
- * from the definitions in core/reuse.h (seed 1, ch.6, Algorithms 2-3),
+ * from the definitions in core/reuse.h (Sasongko 2022, ch. 6, Algorithms 2-3),
  * computed here by hand.
  */
 #include <math.h>

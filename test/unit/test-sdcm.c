@@ -139,7 +139,7 @@ LP_TEST_TIMEOUT(test_sdcm_bin_mean, "sdcm: bin mean by quadrature equals the exa
 	return TEST_OK;
 }
 
-LP_TEST(test_sdcm_hit_rate_barai_example, "sdcm: seed 3 Table 2 profile in a 4-line cache hits 50%")
+LP_TEST(test_sdcm_hit_rate_barai_example, "sdcm: Barai et al. Table 2 profile in a 4-line cache hits 50%")
 {
 	struct sdcm_cache c = { "X", 4 * 64, 4, 64 };
 	struct reuse_hist h;
