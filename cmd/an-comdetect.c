@@ -41,27 +41,23 @@ static struct lp_analysis *cd_new(void *opts, const struct lp_run *run)
 	return a->cd ? comdetect__analysis(a->cd) : NULL;
 }
 
-/* The printers' view: the run's header and the result. */
 static int cd_result(void *opts, const struct lp_run *run)
 {
 	struct an_comdetect *a = opts;
-	struct comdetect_report *r = &a->r;
 
-	memset(r, 0, sizeof(*r));
-	r->res = comdetect__result(a->cd);
-	if (!r->res)
-		return -ENOMEM;
-	r->cd = a->cd;
-	r->syms = run->syms;
-	r->pid = run->pid;
-	r->sampler = run->sampler;
-	r->period_unit = run->period_unit;
-	r->period = run->period;
-	r->command = run->command;
-	r->samples = run->samples;
-	r->samples_addr = run->samples_addr;
-	r->cpu_ns = run->cpu_ns;
-	return 0;
+	(void)run;
+	a->r.res = comdetect__result(a->cd);
+	a->r.cd = a->cd;
+	return a->r.res ? 0 : -ENOMEM;
+}
+
+static const void *cd_view(void *opts, const struct lp_run *run, const struct lp_output *out)
+{
+	struct an_comdetect *a = opts;
+
+	a->r.run = *run;
+	a->r.out = *out;
+	return &a->r;
 }
 
 static void cd_delete(void *opts)
@@ -70,39 +66,6 @@ static void cd_delete(void *opts)
 
 	comdetect__delete(a->cd);
 	a->cd = NULL;
-}
-
-static struct comdetect_report *cd_report(void *opts, const struct lp_output *out)
-{
-	struct an_comdetect *a = opts;
-
-	a->r.top = out->top;
-	a->r.color = out->color;
-	return &a->r;
-}
-
-static void cd_print(void *opts, const struct lp_run *run, const struct lp_output *out, FILE *f)
-{
-	(void)run;
-	comdetect_report__print(cd_report(opts, out), f);
-}
-
-static int cd_json(void *opts, const struct lp_run *run, const struct lp_output *out, const char *path)
-{
-	(void)run;
-	return comdetect_report__json(cd_report(opts, out), path);
-}
-
-static int cd_csv(void *opts, const struct lp_run *run, const struct lp_output *out, const char *dir)
-{
-	(void)run;
-	return comdetect_report__csv(cd_report(opts, out), dir);
-}
-
-static int cd_svg(void *opts, const struct lp_run *run, const struct lp_output *out, const char *dir)
-{
-	(void)run;
-	return comdetect_report__svg(cd_report(opts, out), dir);
 }
 
 #define CD(f) offsetof(struct an_comdetect, cfg.f)
@@ -136,9 +99,10 @@ const struct lp_analysis_desc comdetect_desc = {
 	.nslots = cd_nslots,
 	.new = cd_new,
 	.result = cd_result,
+	.view = cd_view,
 	.delete = cd_delete,
-	.print = cd_print,
-	.json = cd_json,
-	.csv = cd_csv,
-	.svg = cd_svg,
+	.print = comdetect_report__print,
+	.json = comdetect_report__json,
+	.csv = comdetect_report__csv,
+	.svg = comdetect_report__svg,
 };

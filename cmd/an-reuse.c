@@ -70,24 +70,6 @@ out:
 	a->r.ncaches = a->ncaches;
 }
 
-/* The printers' view of @run: the header, the result is already in r.res. */
-static void ru_header(struct an_reuse *a, const struct lp_run *run)
-{
-	struct reuse_report *r = &a->r;
-
-	r->syms = run->syms;
-	r->pid = run->pid;
-	r->sampler = run->sampler;
-	r->period_unit = run->period_unit;
-	r->period = run->period;
-	r->command = run->command;
-	r->samples = run->samples;
-	r->samples_addr = run->samples_addr;
-	r->cpu_ns = run->cpu_ns;
-	r->sync = run->sync;
-	ru_caches(a, run->topo);
-}
-
 /* ---- --trace: the exact engine, no program ---------------------------- */
 
 /* The exact engine's per-thread results as a reuse result. */
@@ -184,12 +166,6 @@ static int ru_trace(void *opts, const struct lp_output *out, int argc, char **ar
 	res.mean_access_size = n ? size_sum / (double)n : 0;
 	memset(&a->r, 0, sizeof(a->r));
 	a->r.res = &res;
-	a->r.sampler = "exact";
-	a->r.period_unit = "";
-	a->r.command = a->trace;
-	a->r.samples = n;
-	a->r.samples_addr = n;
-	a->r.sync = -1;
 	a->r.exact = 1;
 	if (!a->ncaches) {
 		topo = calloc(1, sizeof(*topo));
@@ -200,9 +176,10 @@ static int ru_trace(void *opts, const struct lp_output *out, int argc, char **ar
 	}
 	ru_caches(a, topo);
 	{
-		struct lp_run none = { .sampler = "exact", .sync = -1 };
+		struct lp_run run = { .sampler = "exact", .period_unit = "", .command = a->trace,
+				      .samples = n, .samples_addr = n, .sync = -1 };
 
-		ret = analysis__output(&reuse_desc, a, &none, out);
+		ret = analysis__output(&reuse_desc, a, &run, out);
 	}
 	free(topo);
 	free(thr);
@@ -235,8 +212,17 @@ static int ru_result(void *opts, const struct lp_run *run)
 	a->r.res = reuse__result(a->ru);
 	if (!a->r.res)
 		return -ENOMEM;
-	ru_header(a, run);
+	ru_caches(a, run->topo);
 	return 0;
+}
+
+static const void *ru_view(void *opts, const struct lp_run *run, const struct lp_output *out)
+{
+	struct an_reuse *a = opts;
+
+	a->r.run = *run;
+	a->r.out = *out;
+	return &a->r;
 }
 
 static void ru_delete(void *opts)
@@ -245,33 +231,6 @@ static void ru_delete(void *opts)
 
 	reuse__delete(a->ru);
 	a->ru = NULL;
-}
-
-static struct reuse_report *ru_report(void *opts, const struct lp_output *out)
-{
-	struct an_reuse *a = opts;
-
-	a->r.top = out->top;
-	a->r.color = out->color;
-	return &a->r;
-}
-
-static void ru_print(void *opts, const struct lp_run *run, const struct lp_output *out, FILE *f)
-{
-	(void)run;
-	reuse_report__print(ru_report(opts, out), f);
-}
-
-static int ru_json(void *opts, const struct lp_run *run, const struct lp_output *out, const char *path)
-{
-	(void)run;
-	return reuse_report__json(ru_report(opts, out), path);
-}
-
-static int ru_svg(void *opts, const struct lp_run *run, const struct lp_output *out, const char *dir)
-{
-	(void)run;
-	return reuse_report__svg(ru_report(opts, out), dir);
 }
 
 /* ---- options ---------------------------------------------------------- */
@@ -426,8 +385,9 @@ const struct lp_analysis_desc reuse_desc = {
 	.legacy = ru_legacy,
 	.new = ru_new,
 	.result = ru_result,
+	.view = ru_view,
 	.delete = ru_delete,
-	.print = ru_print,
-	.json = ru_json,
-	.svg = ru_svg,
+	.print = reuse_report__print,
+	.json = reuse_report__json,
+	.svg = reuse_report__svg,
 };

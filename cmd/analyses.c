@@ -4,6 +4,8 @@
  * the live run, the report header and the printers (cmd/analyses.h).
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <sys/stat.h>
 #include <getopt.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -78,6 +80,7 @@ int analysis__output(const struct lp_analysis_desc *d, void *opts, const struct 
 		     const struct lp_output *o)
 {
 	struct lp_output out = *o;
+	const void *view;
 	int err, ret = 0;
 
 	if (out.top < 0)
@@ -87,21 +90,43 @@ int analysis__output(const struct lp_analysis_desc *d, void *opts, const struct 
 		lp_err("cannot build the %s result: %s", d->name, strerror(-err));
 		return 128;
 	}
+	view = d->view(opts, run, &out);
 	if (!out.quiet && (!out.json || strcmp(out.json, "-")))
-		d->print(opts, run, &out, stdout);
-	if (out.json && (err = d->json(opts, run, &out, out.json))) {
+		d->print(view, stdout);
+	if (out.json && (err = d->json(view, out.json))) {
 		lp_err("cannot write '%s': %s", out.json, strerror(-err));
 		ret = 128;
 	}
-	if (out.csv && (err = d->csv(opts, run, &out, out.csv))) {
+	if (out.csv && (err = d->csv(view, out.csv))) {
 		lp_err("cannot write CSV files to '%s': %s", out.csv, strerror(-err));
 		ret = 128;
 	}
-	if (out.svg && (err = d->svg(opts, run, &out, out.svg))) {
+	if (out.svg && (err = d->svg(view, out.svg))) {
 		lp_err("cannot write SVG files to '%s': %s", out.svg, strerror(-err));
 		ret = 128;
 	}
 	return ret;
+}
+
+void analysis__object_label(const struct lp_run *run, u64 addr, char *buf, size_t len)
+{
+	struct lp_dataobj obj;
+
+	if (run->syms && symbols__data(run->syms, run->pid, addr, &obj) == 0) {
+		if (obj.name)
+			snprintf(buf, len, "%s+%#" PRIx64, obj.label, obj.offset);
+		else
+			snprintf(buf, len, "%s", obj.label);
+	} else {
+		snprintf(buf, len, "unknown");
+	}
+}
+
+int analysis__make_dir(const char *dir)
+{
+	if (mkdir(dir, 0777) && errno != EEXIST)
+		return -errno;
+	return 0;
 }
 
 int analysis__encode(const struct lp_analysis_desc *d, void *opts, char *buf, size_t len)

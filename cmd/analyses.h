@@ -69,12 +69,14 @@ struct lp_analysis_desc {
 	struct lp_analysis *(*new)(void *opts, const struct lp_run *run);
 	/* After the stream ended: build the result. 0 or -errno. */
 	int (*result)(void *opts, const struct lp_run *run);
+	/* What the printers print: the result with @run and @out. */
+	const void *(*view)(void *opts, const struct lp_run *run, const struct lp_output *out);
 	void (*delete)(void *opts);
-	/* Printers (NULL: the analysis has no such output, nor its option). */
-	void (*print)(void *opts, const struct lp_run *run, const struct lp_output *out, FILE *f);
-	int (*json)(void *opts, const struct lp_run *run, const struct lp_output *out, const char *path);
-	int (*csv)(void *opts, const struct lp_run *run, const struct lp_output *out, const char *dir);
-	int (*svg)(void *opts, const struct lp_run *run, const struct lp_output *out, const char *dir);
+	/* Printers of a view (NULL: the analysis has no such output, nor its option). */
+	void (*print)(const void *view, FILE *f);
+	int (*json)(const void *view, const char *path);
+	int (*csv)(const void *view, const char *dir);
+	int (*svg)(const void *view, const char *dir);
 };
 
 extern const struct lp_analysis_desc *const lp_analyses[];
@@ -96,6 +98,11 @@ int analysis__output(const struct lp_analysis_desc *d, void *opts, const struct 
 /* The report header of a run (live or replayed session), in one place. */
 struct lp_session;
 void analysis__run_info(struct lp_run *run, struct lp_session *s, const char *command);
+
+/* The data object at @addr in the run's process, as every report names it. */
+void analysis__object_label(const struct lp_run *run, u64 addr, char *buf, size_t len);
+/* Create @dir for --csv/--svg files if it is not there. 0 or -errno. */
+int analysis__make_dir(const char *dir);
 
 /* The analysis settings as recorded in a data file, and back. */
 int analysis__encode(const struct lp_analysis_desc *d, void *opts, char *buf, size_t len);

@@ -11,7 +11,7 @@
 
 static int soft_units(const struct comdetect_report *r)
 {
-	return r->period_unit && !strcmp(r->period_unit, "ns");
+	return r->run.period_unit && !strcmp(r->run.period_unit, "ns");
 }
 
 /* What one unit of volume is, for every output. */
@@ -63,7 +63,7 @@ static void print_matrix(const struct comdetect_report *r, FILE *f, const char *
 		fprintf(f, "  %s%-2d ", label, i);
 		for (j = 0; j < n; j++) {
 			double v = m[i * n + j];
-			int c = r->color ? heat_color(max > 0 ? v / max : 0) : -1;
+			int c = r->out.color ? heat_color(max > 0 ? v / max : 0) : -1;
 
 			if (c >= 0)
 				fprintf(f, "\033[48;5;%dm\033[38;5;%dm", c, c >= 33 && c != 45 && c != 51 ? 231 : 16);
@@ -110,7 +110,7 @@ static int collect_sites(const struct comdetect_report *r, const struct comdetec
 		const char *fn = "[unknown]", *file = NULL;
 		u32 line = 0;
 
-		if (r->syms && symbols__code(r->syms, r->pid, site_ip(&l->ips[i]), &loc) == 0) {
+		if (r->run.syms && symbols__code(r->run.syms, r->run.pid, site_ip(&l->ips[i]), &loc) == 0) {
 			fn = loc.function;
 			file = loc.file;
 			line = loc.line;
@@ -136,32 +136,19 @@ static int collect_sites(const struct comdetect_report *r, const struct comdetec
 	return n;
 }
 
-static void line_object(const struct comdetect_report *r, u64 addr, char *buf, size_t len)
+void comdetect_report__print(const void *view, FILE *f)
 {
-	struct lp_dataobj obj;
-
-	if (r->syms && symbols__data(r->syms, r->pid, addr, &obj) == 0) {
-		if (obj.name)
-			snprintf(buf, len, "%s+%#" PRIx64, obj.label, obj.offset);
-		else
-			snprintf(buf, len, "%s", obj.label);
-	} else {
-		snprintf(buf, len, "unknown");
-	}
-}
-
-void comdetect_report__print(const struct comdetect_report *r, FILE *f)
-{
+	const struct comdetect_report *r = view;
 	const struct comdetect_result *res = r->res;
 	const struct comdetect_stats *st = &res->stats;
 	double total = res->total_all;
-	int i, k, nlines = res->nlines < r->top ? res->nlines : r->top;
+	int i, k, nlines = res->nlines < r->out.top ? res->nlines : r->out.top;
 
-	fprintf(f, "# lociprof comdetect: %s\n", r->command ? r->command : "");
+	fprintf(f, "# lociprof comdetect: %s\n", r->run.command ? r->run.command : "");
 	fprintf(f, "# sampler %s, period %" PRIu64 " %s; %d threads; %" PRIu64
-		" samples, %" PRIu64 " with a data address\n", r->sampler, r->period,
-		soft_units(r) ? "ns of thread CPU time" : r->period_unit, res->nthreads,
-		r->samples, r->samples_addr);
+		" samples, %" PRIu64 " with a data address\n", r->run.sampler, r->run.period,
+		soft_units(r) ? "ns of thread CPU time" : r->run.period_unit, res->nthreads,
+		r->run.samples, r->run.samples_addr);
 	fprintf(f, "# %" PRIu64 " communications detected: %" PRIu64 " by bulletin-board lookup, "
 		"%" PRIu64 " by watchpoint traps (%" PRIu64 " traps)\n", res->detections,
 		st->hits, st->trap_hits, st->traps);
@@ -171,13 +158,13 @@ void comdetect_report__print(const struct comdetect_report *r, FILE *f)
 	fprintf(f, "  %-6s %14.0f  %5.1f%%\n", "true", res->total_true, pct(res->total_true, total));
 	fprintf(f, "  %-6s %14.0f  %5.1f%%\n", "false", res->total_false, pct(res->total_false, total));
 	if (soft_units(r)) {
-		double cpu_s = r->cpu_ns / 1e9;
+		double cpu_s = r->run.cpu_ns / 1e9;
 
-		if (cpu_s > 0 && r->samples)
+		if (cpu_s > 0 && r->run.samples)
 			fprintf(f, "  rate: %.1f detections per second of thread CPU time (%.2f s of\n"
 				"  CPU time measured; one sample per %.0f us of it, %.0f us asked)\n",
-				res->detections / cpu_s, cpu_s, r->cpu_ns / 1e3 / r->samples,
-				r->period / 1e3);
+				res->detections / cpu_s, cpu_s, r->run.cpu_ns / 1e3 / r->run.samples,
+				r->run.period / 1e3);
 		fprintf(f, "  The soft sampler's period is time, not accesses: volumes rank threads,\n"
 			"  lines and sharing kinds; cache-line transfers need a PMU (pebs/ibs).\n");
 	} else {
@@ -210,7 +197,7 @@ void comdetect_report__print(const struct comdetect_report *r, FILE *f)
 		char obj[400];
 		int ns;
 
-		line_object(r, l->line, obj, sizeof(obj));
+		analysis__object_label(&r->run, l->line, obj, sizeof(obj));
 		fprintf(f, "\n  #%d line %#" PRIx64 "  %s\n", i + 1, l->line, obj);
 		fprintf(f, "     %.1f%% of all: true %.1f%%, false %.1f%%, %" PRIu64 " detections\n",
 			pct(l->vol_true + l->vol_false, total), pct(l->vol_true, total),
@@ -247,8 +234,9 @@ static void json_matrix(struct json_writer *w, const char *key, const double *m,
 	json__arr_end(w);
 }
 
-int comdetect_report__json(const struct comdetect_report *r, const char *path)
+int comdetect_report__json(const void *view, const char *path)
 {
+	const struct comdetect_report *r = view;
 	const struct comdetect_result *res = r->res;
 	struct json_writer w;
 	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
@@ -260,11 +248,11 @@ int comdetect_report__json(const struct comdetect_report *r, const char *path)
 	json__init(&w, f, JSON_PRETTY);
 	json__obj_begin(&w, NULL);
 	json__str(&w, "command", "comdetect");
-	json__str(&w, "sampler", r->sampler);
-	json__u64(&w, "period", r->period);
-	json__str(&w, "period_unit", r->period_unit);
+	json__str(&w, "sampler", r->run.sampler);
+	json__u64(&w, "period", r->run.period);
+	json__str(&w, "period_unit", r->run.period_unit);
 	json__str(&w, "volume_unit", volume_unit(r));
-	json__str(&w, "program", r->command);
+	json__str(&w, "program", r->run.command);
 	json__arr_begin(&w, "threads");
 	for (i = 0; i < res->nthreads; i++) {
 		json__obj_begin(&w, NULL);
@@ -293,11 +281,11 @@ int comdetect_report__json(const struct comdetect_report *r, const char *path)
 	json__u64(&w, "trap_hits", res->stats.trap_hits);
 	json__obj_end(&w);
 	json__double(&w, "false_fraction", res->total_all > 0 ? res->total_false / res->total_all : 0);
-	json__u64(&w, "samples", r->samples);
-	json__u64(&w, "samples_with_address", r->samples_addr);
-	json__u64(&w, "cpu_ns", r->cpu_ns);
+	json__u64(&w, "samples", r->run.samples);
+	json__u64(&w, "samples_with_address", r->run.samples_addr);
+	json__u64(&w, "cpu_ns", r->run.cpu_ns);
 	json__arr_begin(&w, "lines");
-	for (i = 0; i < res->nlines && i < r->top * 4; i++) {
+	for (i = 0; i < res->nlines && i < r->out.top * 4; i++) {
 		const struct comdetect_line *l = &res->lines[i];
 		struct site sites[16];
 		int ns;
@@ -305,7 +293,7 @@ int comdetect_report__json(const struct comdetect_report *r, const char *path)
 		json__obj_begin(&w, NULL);
 		snprintf(addr, sizeof(addr), "%#" PRIx64, l->line);
 		json__str(&w, "address", addr);
-		line_object(r, l->line, obj, sizeof(obj));
+		analysis__object_label(&r->run, l->line, obj, sizeof(obj));
 		json__str(&w, "object", obj);
 		json__double(&w, "true", l->vol_true);
 		json__double(&w, "false", l->vol_false);
@@ -361,17 +349,11 @@ static int write_csv(const char *dir, const char *name, const double *m, int n)
 	return fclose(f) ? -errno : 0;
 }
 
-static int make_dir(const char *dir)
+int comdetect_report__csv(const void *view, const char *dir)
 {
-	if (mkdir(dir, 0777) && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
-int comdetect_report__csv(const struct comdetect_report *r, const char *dir)
-{
+	const struct comdetect_report *r = view;
 	const struct comdetect_result *res = r->res;
-	int err = make_dir(dir);
+	int err = analysis__make_dir(dir);
 
 	if (!err)
 		err = write_csv(dir, "thread-all", res->all, res->nthreads);
@@ -414,9 +396,9 @@ static int write_svg(const struct comdetect_report *r, const char *dir, const ch
 	for (i = 0; i < n; i++)
 		if (asprintf(&labels[i], "%s%d", pfx, i) < 0)
 			labels[i] = NULL;
-	snprintf(title, sizeof(title), "%s communication: %s", what, r->command ? r->command : "");
+	snprintf(title, sizeof(title), "%s communication: %s", what, r->run.command ? r->run.command : "");
 	snprintf(unit, sizeof(unit), "%% of %s volume (%s)", what,
-		 soft_units(r) ? "sampler soft" : r->sampler);
+		 soft_units(r) ? "sampler soft" : r->run.sampler);
 	memset(&h, 0, sizeof(h));
 	h.title = title;
 	h.rows = h.cols = n;
@@ -438,10 +420,11 @@ static int write_svg(const struct comdetect_report *r, const char *dir, const ch
 	return err;
 }
 
-int comdetect_report__svg(const struct comdetect_report *r, const char *dir)
+int comdetect_report__svg(const void *view, const char *dir)
 {
+	const struct comdetect_report *r = view;
 	const struct comdetect_result *res = r->res;
-	int err = make_dir(dir);
+	int err = analysis__make_dir(dir);
 
 	if (!err)
 		err = write_svg(r, dir, "thread-all", "all", res->all, res->nthreads, "thread", "T");

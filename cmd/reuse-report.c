@@ -63,8 +63,8 @@ static void time_desc(const struct reuse_report *r, char *buf, size_t len)
 		 res->rate_source == REUSE_RATE_STRIDE ? "estimated from the address strides of consecutive samples at one instruction" :
 		 "DEFAULT: too few stride pairs to estimate, distances are in ns of CPU time; give --access-rate",
 		 chain,
-		 r->sync == 1 ? "; watchpoints armed while the sampled thread was held (--sync)" :
-		 r->sync == 0 ? "; watchpoints armed without holding the thread (--async)" : "");
+		 r->run.sync == 1 ? "; watchpoints armed while the sampled thread was held (--sync)" :
+		 r->run.sync == 0 ? "; watchpoints armed without holding the thread (--async)" : "");
 }
 
 static double frac(double v, double total)
@@ -133,10 +133,10 @@ static void print_hist(const struct reuse_report *r, FILE *f, const struct reuse
 
 		bin_label(k, label, sizeof(label));
 		fprintf(f, "%s%-22s %6.1f%% %s", indent, label, 100 * fr,
-			r->color ? "\033[36m" : "");
+			r->out.color ? "\033[36m" : "");
 		for (j = 0; j < w; j++)
 			fputc('#', f);
-		fprintf(f, "%s\n", r->color ? "\033[0m" : "");
+		fprintf(f, "%s\n", r->out.color ? "\033[0m" : "");
 	}
 	fprintf(f, "%s(fractions of %.0f reuses; beside them: %.0f invalidated, %.0f cold/no reuse seen)\n",
 		indent, tot, h->inval, h->cold);
@@ -146,24 +146,10 @@ static void site(const struct reuse_report *r, u64 ip, char *buf, size_t len)
 {
 	struct lp_srcloc loc;
 
-	if (r->syms && symbols__code(r->syms, r->pid, ip, &loc) == 0)
+	if (r->run.syms && symbols__code(r->run.syms, r->run.pid, ip, &loc) == 0)
 		snprintf(buf, len, "%s %s:%u", loc.function, loc.file ? loc.file : "??", loc.line);
 	else
 		snprintf(buf, len, "%#" PRIx64, ip);
-}
-
-static void object(const struct reuse_report *r, u64 addr, char *buf, size_t len)
-{
-	struct lp_dataobj obj;
-
-	if (r->syms && symbols__data(r->syms, r->pid, addr, &obj) == 0) {
-		if (obj.name)
-			snprintf(buf, len, "%s+%#" PRIx64, obj.label, obj.offset);
-		else
-			snprintf(buf, len, "%s", obj.label);
-	} else {
-		snprintf(buf, len, "unknown");
-	}
 }
 
 /* Traps report the instruction after the access: step back into it. */
@@ -172,8 +158,9 @@ static u64 reuse_site_ip(u64 ip)
 	return ip ? ip - 1 : ip;
 }
 
-void reuse_report__print(const struct reuse_report *r, FILE *f)
+void reuse_report__print(const void *view, FILE *f)
 {
+	const struct reuse_report *r = view;
 	const struct reuse_result *res = r->res;
 	const struct reuse_stats *st = &res->stats;
 	double hit[REUSE_MAX_CACHES], mrc[MRC_MAX_LOG2 + 1], decided;
@@ -182,7 +169,7 @@ void reuse_report__print(const struct reuse_report *r, FILE *f)
 	int i, n;
 
 	time_desc(r, desc, sizeof(desc));
-	fprintf(f, "# lociprof reuse: %s\n", r->command ? r->command : "");
+	fprintf(f, "# lociprof reuse: %s\n", r->run.command ? r->run.command : "");
 	fprintf(f, "# mode %s; granularity %s: stack (LRU) distances in %s\n",
 		mode_desc(res), res->gran == REUSE_GRAN_LINE ? "line" : "address", gran_unit(res));
 	if (r->exact)
@@ -190,9 +177,9 @@ void reuse_report__print(const struct reuse_report *r, FILE *f)
 	else
 		fprintf(f, "# sampler %s, period %" PRIu64 " %s; %" PRIu64 " samples, %" PRIu64
 			" with a data address; %" PRIu64 " armed watchpoints (%" PRIu64 " replaced before a trap)\n",
-			r->sampler, r->period,
-			r->period_unit && !strcmp(r->period_unit, "ns") ? "ns of thread CPU time" : r->period_unit,
-			r->samples, r->samples_addr, st->samples_used, st->replaced);
+			r->run.sampler, r->run.period,
+			r->run.period_unit && !strcmp(r->run.period_unit, "ns") ? "ns of thread CPU time" : r->run.period_unit,
+			r->run.samples, r->run.samples_addr, st->samples_used, st->replaced);
 	fprintf(f, "# reuse time: %s\n", desc);
 	if (!r->exact && res->rate_source != REUSE_RATE_STRIDE && res->stride_rate > 0)
 		fprintf(f, "# (the stride estimate would have been %.4g accesses/ns from %" PRIu64 " pairs)\n",
@@ -262,12 +249,12 @@ void reuse_report__print(const struct reuse_report *r, FILE *f)
 	fprintf(f, "\nTop use -> reuse pairs:\n");
 	if (!res->npairs)
 		fprintf(f, "  (none)\n");
-	for (i = 0; i < res->npairs && i < r->top; i++) {
+	for (i = 0; i < res->npairs && i < r->out.top; i++) {
 		const struct reuse_pair *p = &res->pairs[i];
 
 		site(r, p->use_ip, a, sizeof(a));
 		site(r, reuse_site_ip(p->reuse_ip), b, sizeof(b));
-		object(r, p->addr, o, sizeof(o));
+		analysis__object_label(&r->run, p->addr, o, sizeof(o));
 		fprintf(f, "  #%d %" PRIu64 " reuses, %" PRIu64 " invalidations  (%s)\n", i + 1,
 			p->reuses, p->invalidations, o);
 		fprintf(f, "     use   %s\n     reuse %s\n", a, b);
@@ -298,8 +285,9 @@ static void json_bins(struct json_writer *w, const char *key, const struct reuse
 	json__arr_end(w);
 }
 
-int reuse_report__json(const struct reuse_report *r, const char *path)
+int reuse_report__json(const void *view, const char *path)
 {
+	const struct reuse_report *r = view;
 	const struct reuse_result *res = r->res;
 	double hit[REUSE_MAX_CACHES], mrc[MRC_MAX_LOG2 + 1];
 	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
@@ -317,12 +305,12 @@ int reuse_report__json(const struct reuse_report *r, const char *path)
 	json__str(&w, "granularity", res->gran == REUSE_GRAN_LINE ? "line" : "address");
 	json__str(&w, "metric", "stack");
 	json__str(&w, "unit", gran_unit(res));
-	json__str(&w, "sampler", r->sampler);
-	json__u64(&w, "period", r->period);
-	json__str(&w, "period_unit", r->period_unit);
-	json__str(&w, "program", r->command);
-	if (r->sync >= 0)
-		json__str(&w, "arming", r->sync ? "sync" : "async");
+	json__str(&w, "sampler", r->run.sampler);
+	json__u64(&w, "period", r->run.period);
+	json__str(&w, "period_unit", r->run.period_unit);
+	json__str(&w, "program", r->run.command);
+	if (r->run.sync >= 0)
+		json__str(&w, "arming", r->run.sync ? "sync" : "async");
 	time_desc(r, buf, sizeof(buf));
 	json__obj_begin(&w, "reuse_time");
 	json__str(&w, "method", buf);
@@ -357,13 +345,13 @@ int reuse_report__json(const struct reuse_report *r, const char *path)
 	json__u64(&w, "chunk", res->stats.chunk);
 	json__u64(&w, "cross_thread", res->cross_thread);
 	json__double(&w, "invalidation_fraction", inval_frac(res));
-	json__u64(&w, "samples", r->samples);
-	json__u64(&w, "samples_with_address", r->samples_addr);
+	json__u64(&w, "samples", r->run.samples);
+	json__u64(&w, "samples_with_address", r->run.samples_addr);
 	json__u64(&w, "watches", res->stats.samples_used);
 	json__u64(&w, "watches_replaced", res->stats.replaced);
 	json__u64(&w, "traps", res->stats.traps);
 	json__u64(&w, "traps_use_again", res->stats.traps_again);
-	json__u64(&w, "cpu_ns", r->cpu_ns);
+	json__u64(&w, "cpu_ns", r->run.cpu_ns);
 	json__arr_begin(&w, "per_thread");
 	for (i = 0; i < res->nthreads; i++) {
 		const struct reuse_thread *t = &res->threads[i];
@@ -413,7 +401,7 @@ int reuse_report__json(const struct reuse_report *r, const char *path)
 	}
 	json__arr_end(&w);
 	json__arr_begin(&w, "pairs");
-	for (i = 0; i < res->npairs && i < r->top * 4; i++) {
+	for (i = 0; i < res->npairs && i < r->out.top * 4; i++) {
 		const struct reuse_pair *p = &res->pairs[i];
 		struct lp_srcloc loc;
 
@@ -424,17 +412,17 @@ int reuse_report__json(const struct reuse_report *r, const char *path)
 		json__str(&w, "reuse_ip", addr);
 		site(r, p->use_ip, buf, sizeof(buf));
 		json__str(&w, "use", buf);
-		if (r->syms && symbols__code(r->syms, r->pid, p->use_ip, &loc) == 0) {
+		if (r->run.syms && symbols__code(r->run.syms, r->run.pid, p->use_ip, &loc) == 0) {
 			json__str(&w, "use_file", loc.file);
 			json__u64(&w, "use_line", loc.line);
 		}
 		site(r, reuse_site_ip(p->reuse_ip), buf, sizeof(buf));
 		json__str(&w, "reuse", buf);
-		if (r->syms && symbols__code(r->syms, r->pid, reuse_site_ip(p->reuse_ip), &loc) == 0) {
+		if (r->run.syms && symbols__code(r->run.syms, r->run.pid, reuse_site_ip(p->reuse_ip), &loc) == 0) {
 			json__str(&w, "reuse_file", loc.file);
 			json__u64(&w, "reuse_line", loc.line);
 		}
-		object(r, p->addr, buf, sizeof(buf));
+		analysis__object_label(&r->run, p->addr, buf, sizeof(buf));
 		json__str(&w, "object", buf);
 		json__u64(&w, "thread", p->thread);
 		json__u64(&w, "reuses", p->reuses);
@@ -450,13 +438,6 @@ int reuse_report__json(const struct reuse_report *r, const char *path)
 }
 
 /* ---- SVG -------------------------------------------------------------- */
-
-static int make_dir(const char *dir)
-{
-	if (mkdir(dir, 0777) && errno != EEXIST)
-		return -errno;
-	return 0;
-}
 
 /* Bars over the union of the bins of @hs, fractions of each one's reuses. */
 static int svg_hists(const struct reuse_report *r, const char *path, const char *title,
@@ -517,8 +498,9 @@ static int svg_hists(const struct reuse_report *r, const char *path, const char 
 	return err;
 }
 
-int reuse_report__svg(const struct reuse_report *r, const char *dir)
+int reuse_report__svg(const void *view, const char *dir)
 {
+	const struct reuse_report *r = view;
 	const struct reuse_result *res = r->res;
 	const struct reuse_hist *hs[SVG_MAX_SERIES];
 	const char *names[SVG_MAX_SERIES];
@@ -527,14 +509,14 @@ int reuse_report__svg(const struct reuse_report *r, const char *dir)
 	struct svg_series s;
 	struct svg_lines l;
 	struct reuse_hist lh;
-	int err = make_dir(dir), i, n = 0;
+	int err = analysis__make_dir(dir), i, n = 0;
 	FILE *f;
 
 	if (err)
 		return err;
 	snprintf(xt, sizeof(xt), "stack reuse distance, %s (log2 bins)", gran_unit(res));
 	snprintf(title, sizeof(title), "reuse distance (%s): %s", res->shared ? "shared cache" : "private",
-		 r->command ? r->command : "");
+		 r->run.command ? r->run.command : "");
 	hs[0] = &res->stack;
 	names[0] = "all threads";
 	snprintf(path, sizeof(path), "%s/reuse-histogram.svg", dir);
@@ -550,7 +532,7 @@ int reuse_report__svg(const struct reuse_report *r, const char *dir)
 	}
 	if (n) {
 		snprintf(path, sizeof(path), "%s/reuse-threads.svg", dir);
-		snprintf(title, sizeof(title), "reuse distance per thread: %s", r->command ? r->command : "");
+		snprintf(title, sizeof(title), "reuse distance per thread: %s", r->run.command ? r->run.command : "");
 		err = svg_hists(r, path, title, xt, hs, names, n);
 		if (err)
 			return err;
@@ -559,7 +541,7 @@ int reuse_report__svg(const struct reuse_report *r, const char *dir)
 	names[0] = "all threads";
 	snprintf(path, sizeof(path), "%s/reuse-time.svg", dir);
 	snprintf(xt, sizeof(xt), "time reuse distance, accesses in between (log2 bins)");
-	snprintf(title, sizeof(title), "time reuse distance: %s", r->command ? r->command : "");
+	snprintf(title, sizeof(title), "time reuse distance: %s", r->run.command ? r->run.command : "");
 	err = svg_hists(r, path, title, xt, hs, names, 1);
 	if (err)
 		return err;
@@ -577,7 +559,7 @@ int reuse_report__svg(const struct reuse_report *r, const char *dir)
 	s.n = n;
 	memset(&l, 0, sizeof(l));
 	snprintf(title, sizeof(title), "miss-ratio curve, fully associative LRU: %s",
-		 r->command ? r->command : "");
+		 r->run.command ? r->run.command : "");
 	l.title = title;
 	l.x_title = "cache size (bytes)";
 	l.y_title = "miss ratio";
