@@ -44,3 +44,17 @@ const struct lp_facility_ops *lp_facility__find(const char *name)
 			return all[i];
 	return NULL;
 }
+
+int lp_facility__setup_by_layout(const struct lp_facility_ops *f, const struct lp_sampling_opts *opts,
+				 struct perf_event_attr *attrs, int *nattrs)
+{
+	struct lp_attr_layout lay;
+	char err[256];
+	int ret;
+
+	ret = f->setup_layout(NULL, opts, attrs, &lay, err, sizeof(err));
+	if (ret)
+		return ret;
+	*nattrs = lay.nattrs;
+	return 0;
+}

@@ -125,4 +125,8 @@ const struct lp_facility_ops *const *lp_facility__list(int *n);
 
 const struct lp_facility_ops *lp_facility__find(const char *name);
 
+/* setup() of a facility that has setup_layout(): this machine's layout, attrs only. */
+int lp_facility__setup_by_layout(const struct lp_facility_ops *f, const struct lp_sampling_opts *opts,
+				 struct perf_event_attr *attrs, int *nattrs);
+
 #endif

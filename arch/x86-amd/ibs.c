@@ -472,17 +472,9 @@ static int ibs_setup_layout(const char *pfm_pmu, const struct lp_sampling_opts *
 }
 
 static int ibs_setup(const struct lp_sampling_opts *opts, struct perf_event_attr *attrs,
-		     int *nattrs)
+		      int *nattrs)
 {
-	struct lp_attr_layout lay;
-	char err[256];
-	int ret;
-
-	ret = ibs_setup_layout(NULL, opts, attrs, &lay, err, sizeof(err));
-	if (ret)
-		return ret;
-	*nattrs = lay.nattrs;
-	return 0;
+	return lp_facility__setup_by_layout(&lp_facility_ibs, opts, attrs, nattrs);
 }
 
 static int ibs_probe(struct lp_probe *res)

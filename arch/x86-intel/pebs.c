@@ -34,15 +34,7 @@ static int pebs_setup_layout(const char *pfm_pmu, const struct lp_sampling_opts 
 static int pebs_setup(const struct lp_sampling_opts *opts, struct perf_event_attr *attrs,
 		      int *nattrs)
 {
-	struct lp_attr_layout lay;
-	char err[256];
-	int ret;
-
-	ret = pebs_setup_layout(NULL, opts, attrs, &lay, err, sizeof(err));
-	if (ret)
-		return ret;
-	*nattrs = lay.nattrs;
-	return 0;
+	return lp_facility__setup_by_layout(&lp_facility_pebs, opts, attrs, nattrs);
 }
 
 static int pebs_probe(struct lp_probe *res)
