@@ -472,7 +472,7 @@ static int ibs_setup_layout(const char *pfm_pmu, const struct lp_sampling_opts *
 }
 
 static int ibs_setup(const struct lp_sampling_opts *opts, struct perf_event_attr *attrs,
-		      int *nattrs)
+		     int *nattrs)
 {
 	return lp_facility__setup_by_layout(&lp_facility_ibs, opts, attrs, nattrs);
 }
