@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Event constructors and a tracker factory for the reuse unit tests. */
+#ifndef LP_TEST_REUSE_HELPERS_H
+#define LP_TEST_REUSE_HELPERS_H
+#include "core/reuse.h"
+#include "core/tests.h"
+#include "test/unit/events.h"
+
+static inline struct lp_event ev_sample(u32 tid, u32 cpu, u8 kind, u64 addr, u8 size,
+				 u64 thread_ns)
+{
+	struct lp_event ev = { .type = LP_EV_SAMPLE };
+
+	ev.sample.tid = tid;
+	ev.sample.cpu = cpu;
+	ev.sample.kind = kind;
+	ev.sample.addr = addr;
+	ev.sample.size = size;
+	ev.sample.thread_ns = thread_ns;
+	ev.sample.time = thread_ns + 7;
+	ev.sample.ip = 0x400000 + tid * 0x100;
+	return ev;
+}
+
+static inline struct lp_event ev_trap(u32 tid, u32 cpu, u8 slot, u64 cookie,
+			       u64 thread_ns)
+{
+	struct lp_event ev = { .type = LP_EV_TRAP };
+
+	ev.trap.tid = tid;
+	ev.trap.cpu = cpu;
+	ev.trap.slot = slot;
+	ev.trap.cookie = cookie;
+	ev.trap.thread_ns = thread_ns;
+	ev.trap.time = thread_ns + 7;
+	ev.trap.ip = 0x500000 + tid;
+	return ev;
+}
+
+static inline int feed(struct reuse *ru, struct lp_event ev, struct lp_actions *acts)
+{
+	lp_actions__reset(acts);
+	return reuse__event(ru, &ev, acts);
+}
+
+#define FEED(ev) TEST_ASSERT(feed(ru, (ev), &acts) == 0, "event failed")
+
+static inline struct reuse *new_ru(int nslots, int shared, enum reuse_gran gran,
+			    u64 seed, const struct lp_topology *topo)
+{
+	struct reuse_config cfg;
+
+	reuse__config_init(&cfg);
+	cfg.nslots = nslots;
+	cfg.shared = shared;
+	cfg.gran = gran;
+	cfg.topo = topo;
+	if (seed)
+		cfg.seed = seed;
+	return reuse__new(&cfg);
+}
+
+/* The ARM action for @tid in @acts, or NULL. */
+static inline const struct lp_action *arm_of(const struct lp_actions *acts, u32 tid)
+{
+	int i;
+
+	for (i = 0; i < acts->n; i++)
+		if (acts->v[i].op == LP_ACT_ARM && acts->v[i].tid == tid)
+			return &acts->v[i];
+	return NULL;
+}
+
+#endif
