@@ -439,24 +439,31 @@ static void check(int err, const char *what)
 		lp_die("%s: %s", what, strerror(-err));
 }
 
-static void run_facility(const struct pb_opts *o, const struct lp_facility_ops *fac,
-			 struct pesbench_result *res)
-{
-	int tp = fac->period_unit && !strcmp(fac->period_unit, "ns");
+/* One facility's runs of the experiments: what every experiment uses. */
+struct fac_run {
+	const struct pb_opts *o;
+	const struct lp_facility_ops *fac;
+	struct pesbench_result *res;
+	struct prof_cfg pc;
 	struct pesbench_run *runs, *nat;
+	int n;
+	int tp;			/* the period is time (soft) */
+};
+
+/* Load-Ratio 1/1 .. 1/8: accuracy, and overhead against native runs */
+static void exp_accuracy(const struct fac_run *x)
+{
+	const struct pb_opts *o = x->o;
+	const struct lp_facility_ops *fac = x->fac;
+	struct pesbench_result *res = x->res;
+	struct pesbench_run *runs = x->runs, *nat = x->nat;
+	struct prof_cfg pc = x->pc;
+	int tp = x->tp, n = x->n, r;
 	struct pesbench_expect e;
 	struct pesbench_table *t;
-	struct prof_cfg pc = { fac, 0, LP_PREV_PREFER, 0 };
 	struct bench b;
 	char arg[16], cfg[48];
-	int n = o->runs, r, i;
 
-	runs = calloc((size_t)n, sizeof(*runs));
-	nat = calloc((size_t)n, sizeof(*nat));
-	if (!runs || !nat)
-		lp_die("out of memory");
-
-	/* 1 accuracy + 4 overhead on Load-Ratio 1/1 .. 1/8 */
 	t = pesbench__table(res, "accuracy", "observed vs expected samples, total and loads "
 			    "(Load-Ratio; Sasongko 2022, Figures 4.1-4.2)");
 	snprintf(t->note, sizeof(t->note), "%s", tp ?
@@ -491,10 +498,23 @@ static void run_facility(const struct pb_opts *o, const struct lp_facility_ops *
 			 fac->name, (unsigned long long)runs[0].period,
 			 fac->period_unit ? fac->period_unit : "events");
 	}
+}
 
-	/* 2 sensitivity to the period and stability: Locked-Load */
+/* Locked-Load: sensitivity to the period, and stability */
+static void exp_period(const struct fac_run *x)
+{
+	const struct pb_opts *o = x->o;
+	const struct lp_facility_ops *fac = x->fac;
+	struct pesbench_result *res = x->res;
+	struct pesbench_run *runs = x->runs;
+	struct prof_cfg pc = x->pc;
+	int tp = x->tp, n = x->n, i;
+	struct pesbench_expect e;
+	struct pesbench_table *t;
+	struct bench b;
+
 	t = pesbench__table(res, "period", "samples and locked share per sampling period, "
-			    "standard error over runs (Locked-Load; seed Figure 4.3)");
+			    "standard error over runs (Locked-Load; Sasongko 2022, Figure 4.3)");
 	snprintf(t->note, sizeof(t->note), "stability = the stderr column (s/sqrt(runs))%s",
 		 tp ? "; the kernel clamps cpu-clock periods below 10000 ns to 10000 ns, and "
 		 "expected samples use the period asked for" : "");
@@ -507,8 +527,21 @@ static void run_facility(const struct pb_opts *o, const struct lp_facility_ops *
 		profile_n(o, &p2, &b, &e, runs, n);
 		check(pesbench_period__add(t, fac->name, tp, &e, o->periods[i], runs, n), "period");
 	}
+}
 
-	/* 3 bias and instruction attribution: Bias-Bench, both attributions */
+/* Bias-Bench: bias and instruction attribution, both attributions */
+static void exp_bias(const struct fac_run *x)
+{
+	const struct pb_opts *o = x->o;
+	const struct lp_facility_ops *fac = x->fac;
+	struct pesbench_result *res = x->res;
+	struct pesbench_run *runs = x->runs;
+	struct prof_cfg pc = x->pc;
+	int tp = x->tp, n = x->n;
+	struct pesbench_expect e;
+	struct pesbench_table *t;
+	struct bench b;
+
 	t = pesbench__table(res, "bias", "share of samples per instruction (Bias-Bench; "
 			    "Sasongko 2022, Table 4.3)");
 	snprintf(t->note, sizeof(t->note), "%s", tp ?
@@ -533,10 +566,23 @@ static void run_facility(const struct pb_opts *o, const struct lp_facility_ops *
 						 runs, n), "bias");
 		}
 	}
+}
 
-	/* 5 multiple events: Multi-Event */
+/* Multi-Event: several events at once */
+static void exp_multi(const struct fac_run *x)
+{
+	const struct pb_opts *o = x->o;
+	const struct lp_facility_ops *fac = x->fac;
+	struct pesbench_result *res = x->res;
+	struct pesbench_run *runs = x->runs;
+	struct prof_cfg pc = x->pc;
+	int tp = x->tp, n = x->n;
+	struct pesbench_expect e;
+	struct pesbench_table *t;
+	struct bench b;
+
 	t = pesbench__table(res, "multi", "share of samples per event vs its share of "
-			    "instructions (Multi-Event; seed Figure 4.7)");
+			    "instructions (Multi-Event; Sasongko 2022, Figure 4.7)");
 	snprintf(t->note, sizeof(t->note), "%s", tp ?
 		 "soft: one cpu-clock timer per thread samples every instruction at once, like "
 		 "IBS op: the events are told apart afterwards from the sampled instruction "
@@ -551,8 +597,21 @@ static void run_facility(const struct pb_opts *o, const struct lp_facility_ops *
 	profile_n(o, &pc, &b, &e, runs, n);
 	check(pesbench_multi__add(t, fac->name, &e, tp ? "1 timer, all events" : "all events",
 				  runs, n), "multi");
+}
 
-	/* 6 user vs kernel: Exec-Mode */
+/* Exec-Mode: user vs kernel attribution */
+static void exp_mode(const struct fac_run *x)
+{
+	const struct pb_opts *o = x->o;
+	const struct lp_facility_ops *fac = x->fac;
+	struct pesbench_result *res = x->res;
+	struct pesbench_run *runs = x->runs;
+	struct prof_cfg pc = x->pc;
+	int tp = x->tp, n = x->n;
+	struct pesbench_expect e;
+	struct pesbench_table *t;
+	struct bench b;
+
 	t = pesbench__table(res, "mode", "user vs kernel attribution (Exec-Mode, getppid "
 			    "per iteration; Sasongko 2022, 4.3.7)");
 	snprintf(t->note, sizeof(t->note), "%s", tp ?
@@ -566,8 +625,21 @@ static void run_facility(const struct pb_opts *o, const struct lp_facility_ops *
 	bench_expect(&b, &e);
 	profile_n(o, &pc, &b, &e, runs, n);
 	check(pesbench_mode__add(t, fac->name, tp, &e, runs, n), "mode");
+}
 
-	/* 7 comdetect on Write-Volume */
+/* comdetect on Write-Volume */
+static void exp_tool(const struct fac_run *x)
+{
+	const struct pb_opts *o = x->o;
+	const struct lp_facility_ops *fac = x->fac;
+	struct pesbench_result *res = x->res;
+	struct pesbench_run *runs = x->runs, *nat = x->nat;
+	struct prof_cfg pc = x->pc;
+	int tp = x->tp, n = x->n, i;
+	struct pesbench_table *t;
+	struct bench b;
+	char cfg[48];
+
 	t = pesbench__table(res, "tool", "comdetect on Write-Volume: total communication vs "
 			    "expected transfers, time overhead (Sasongko 2022, Figures 4.8-4.9)");
 	snprintf(t->note, sizeof(t->note), "%s", tp ?
@@ -605,8 +677,26 @@ static void run_facility(const struct pb_opts *o, const struct lp_facility_ops *
 						 (u64)it * 2, runs, n, nat, n), "tool");
 		}
 	}
-	free(runs);
-	free(nat);
+}
+
+static void run_facility(const struct pb_opts *o, const struct lp_facility_ops *fac,
+			 struct pesbench_result *res)
+{
+	struct fac_run x = { o, fac, res, { fac, 0, LP_PREV_PREFER, 0 }, NULL, NULL, o->runs,
+			     fac->period_unit && !strcmp(fac->period_unit, "ns") };
+
+	x.runs = calloc((size_t)x.n, sizeof(*x.runs));
+	x.nat = calloc((size_t)x.n, sizeof(*x.nat));
+	if (!x.runs || !x.nat)
+		lp_die("out of memory");
+	exp_accuracy(&x);
+	exp_period(&x);
+	exp_bias(&x);
+	exp_multi(&x);
+	exp_mode(&x);
+	exp_tool(&x);
+	free(x.runs);
+	free(x.nat);
 }
 
 /* ------------------------------------------------------ the command */
