@@ -285,16 +285,136 @@ static void json_bins(struct json_writer *w, const char *key, const struct reuse
 	json__arr_end(w);
 }
 
+static void json_reuse_time(struct json_writer *wp, const struct reuse_report *r)
+{
+	const struct reuse_result *res = r->res;
+	char buf[2048];
+
+	time_desc(r, buf, sizeof(buf));
+	json__obj_begin(wp, "reuse_time");
+	json__str(wp, "method", buf);
+	json__str(wp, "time_source", r->exact ? "trace" : reuse_time_source_names[res->time_source]);
+	json__str(wp, "rate_source", r->exact ? "trace" : reuse_rate_source_names[res->rate_source]);
+	json__double(wp, "access_rate", res->access_rate);
+	json__double(wp, "stride_rate", res->stride_rate);
+	json__u64(wp, "stride_pairs", res->stats.rate_pairs);
+	json__u64(wp, "local_rate_reuses", res->local_rate_reuses);
+	json__u64(wp, "chained_reuses", res->chained_reuses);
+	json__u64(wp, "access_weighted", res->access_weighted);
+	json__u64(wp, "footprint_window", res->window > 0 ? (u64)res->window : 0);
+	json__double(wp, "trap_cost_ns", res->trap_cost_ns);
+	json__u64(wp, "trap_cost_samples", res->trap_cost_samples);
+	json__obj_end(wp);
+}
+
+static void json_threads(struct json_writer *wp, const struct reuse_result *res)
+{
+	int i;
+
+	json__arr_begin(wp, "per_thread");
+	for (i = 0; i < res->nthreads; i++) {
+		const struct reuse_thread *t = &res->threads[i];
+
+		json__obj_begin(wp, NULL);
+		json__u64(wp, "index", i);
+		json__u64(wp, "tid", t->tid);
+		json__u64(wp, "samples", t->samples);
+		json__double(wp, "reuses", reuse_hist__total(&t->stack, 0));
+		json__double(wp, "invalidations", t->stack.inval);
+		json__double(wp, "cold", t->stack.cold);
+		json__obj_begin(wp, "detections");
+		json__u64(wp, "reuses", t->reuses);
+		json__u64(wp, "invalidations", t->invalidations);
+		json__u64(wp, "cold", t->cold);
+		json__obj_end(wp);
+		json__u64(wp, "cross_thread", t->cross_thread);
+		json_bins(wp, "bins", &t->stack);
+		json_bins(wp, "time_bins", &t->time);
+		json__obj_end(wp);
+	}
+	json__arr_end(wp);
+}
+
+static void json_hit_rates(struct json_writer *wp, const struct reuse_report *r)
+{
+	const struct reuse_result *res = r->res;
+	double hit[REUSE_MAX_CACHES], mrc[MRC_MAX_LOG2 + 1];
+	struct reuse_hist lh;
+	int i;
+
+	json__str(wp, "cache_source", r->cache_source);
+	json__str(wp, "hit_rate_note", line_note(res));
+	json__arr_begin(wp, "hit_rates");
+	if (r->ncaches)
+		reuse_model__hit_rates(r->res, r->caches, r->ncaches, hit);
+	for (i = 0; i < r->ncaches; i++) {
+		json__obj_begin(wp, NULL);
+		json__str(wp, "name", r->caches[i].name);
+		json__u64(wp, "level", r->caches[i].name[0] == 'L' ? strtoul(r->caches[i].name + 1, NULL, 10) : 0);
+		json__u64(wp, "size", r->caches[i].size);
+		json__u64(wp, "ways", r->caches[i].ways);
+		json__double(wp, "hit", hit[i]);
+		json__obj_end(wp);
+	}
+	json__arr_end(wp);
+	reuse_model__line_hist(res, &lh);
+	json__arr_begin(wp, "miss_ratio_curve");
+	if (reuse_hist__total(&lh, REUSE_HIST_ALL) > 0 && sdcm__mrc(&lh, 0, MRC_MAX_LOG2, mrc) == 0) {
+		for (i = 0; i <= MRC_MAX_LOG2; i++) {
+			json__obj_begin(wp, NULL);
+			json__u64(wp, "size", (u64)LP_CACHE_LINE << i);
+			json__double(wp, "miss", 1 - mrc[i]);
+			json__obj_end(wp);
+		}
+	}
+	json__arr_end(wp);
+}
+
+static void json_pairs(struct json_writer *wp, const struct reuse_report *r)
+{
+	const struct reuse_result *res = r->res;
+	char buf[2048], addr[32];
+	int i;
+
+	json__arr_begin(wp, "pairs");
+	for (i = 0; i < res->npairs && i < r->out.top * 4; i++) {
+		const struct reuse_pair *p = &res->pairs[i];
+		struct lp_srcloc loc;
+
+		json__obj_begin(wp, NULL);
+		snprintf(addr, sizeof(addr), "%#" PRIx64, p->use_ip);
+		json__str(wp, "use_ip", addr);
+		snprintf(addr, sizeof(addr), "%#" PRIx64, reuse_site_ip(p->reuse_ip));
+		json__str(wp, "reuse_ip", addr);
+		site(r, p->use_ip, buf, sizeof(buf));
+		json__str(wp, "use", buf);
+		if (r->run.syms && symbols__code(r->run.syms, r->run.pid, p->use_ip, &loc) == 0) {
+			json__str(wp, "use_file", loc.file);
+			json__u64(wp, "use_line", loc.line);
+		}
+		site(r, reuse_site_ip(p->reuse_ip), buf, sizeof(buf));
+		json__str(wp, "reuse", buf);
+		if (r->run.syms && symbols__code(r->run.syms, r->run.pid, reuse_site_ip(p->reuse_ip), &loc) == 0) {
+			json__str(wp, "reuse_file", loc.file);
+			json__u64(wp, "reuse_line", loc.line);
+		}
+		analysis__object_label(&r->run, p->addr, buf, sizeof(buf));
+		json__str(wp, "object", buf);
+		json__u64(wp, "thread", p->thread);
+		json__u64(wp, "reuses", p->reuses);
+		json__u64(wp, "invalidations", p->invalidations);
+		json__obj_end(wp);
+	}
+	json__arr_end(wp);
+}
+
 int reuse_report__json(const void *view, const char *path)
 {
 	const struct reuse_report *r = view;
 	const struct reuse_result *res = r->res;
-	double hit[REUSE_MAX_CACHES], mrc[MRC_MAX_LOG2 + 1];
 	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
 	struct json_writer w;
-	struct reuse_hist lh;
-	char buf[2048], addr[32];
-	int i, err;
+	int err;
 
 	if (!f)
 		return -errno;
@@ -311,21 +431,7 @@ int reuse_report__json(const void *view, const char *path)
 	json__str(&w, "program", r->run.command);
 	if (r->run.sync >= 0)
 		json__str(&w, "arming", r->run.sync ? "sync" : "async");
-	time_desc(r, buf, sizeof(buf));
-	json__obj_begin(&w, "reuse_time");
-	json__str(&w, "method", buf);
-	json__str(&w, "time_source", r->exact ? "trace" : reuse_time_source_names[res->time_source]);
-	json__str(&w, "rate_source", r->exact ? "trace" : reuse_rate_source_names[res->rate_source]);
-	json__double(&w, "access_rate", res->access_rate);
-	json__double(&w, "stride_rate", res->stride_rate);
-	json__u64(&w, "stride_pairs", res->stats.rate_pairs);
-	json__u64(&w, "local_rate_reuses", res->local_rate_reuses);
-	json__u64(&w, "chained_reuses", res->chained_reuses);
-	json__u64(&w, "access_weighted", res->access_weighted);
-	json__u64(&w, "footprint_window", res->window > 0 ? (u64)res->window : 0);
-	json__double(&w, "trap_cost_ns", res->trap_cost_ns);
-	json__u64(&w, "trap_cost_samples", res->trap_cost_samples);
-	json__obj_end(&w);
+	json_reuse_time(&w, r);
 	json_bins(&w, "bins", &res->stack);
 	json_bins(&w, "time_bins", &res->time);
 	/*
@@ -352,84 +458,9 @@ int reuse_report__json(const void *view, const char *path)
 	json__u64(&w, "traps", res->stats.traps);
 	json__u64(&w, "traps_use_again", res->stats.traps_again);
 	json__u64(&w, "cpu_ns", r->run.cpu_ns);
-	json__arr_begin(&w, "per_thread");
-	for (i = 0; i < res->nthreads; i++) {
-		const struct reuse_thread *t = &res->threads[i];
-
-		json__obj_begin(&w, NULL);
-		json__u64(&w, "index", i);
-		json__u64(&w, "tid", t->tid);
-		json__u64(&w, "samples", t->samples);
-		json__double(&w, "reuses", reuse_hist__total(&t->stack, 0));
-		json__double(&w, "invalidations", t->stack.inval);
-		json__double(&w, "cold", t->stack.cold);
-		json__obj_begin(&w, "detections");
-		json__u64(&w, "reuses", t->reuses);
-		json__u64(&w, "invalidations", t->invalidations);
-		json__u64(&w, "cold", t->cold);
-		json__obj_end(&w);
-		json__u64(&w, "cross_thread", t->cross_thread);
-		json_bins(&w, "bins", &t->stack);
-		json_bins(&w, "time_bins", &t->time);
-		json__obj_end(&w);
-	}
-	json__arr_end(&w);
-	json__str(&w, "cache_source", r->cache_source);
-	json__str(&w, "hit_rate_note", line_note(res));
-	json__arr_begin(&w, "hit_rates");
-	if (r->ncaches)
-		reuse_model__hit_rates(r->res, r->caches, r->ncaches, hit);
-	for (i = 0; i < r->ncaches; i++) {
-		json__obj_begin(&w, NULL);
-		json__str(&w, "name", r->caches[i].name);
-		json__u64(&w, "level", r->caches[i].name[0] == 'L' ? strtoul(r->caches[i].name + 1, NULL, 10) : 0);
-		json__u64(&w, "size", r->caches[i].size);
-		json__u64(&w, "ways", r->caches[i].ways);
-		json__double(&w, "hit", hit[i]);
-		json__obj_end(&w);
-	}
-	json__arr_end(&w);
-	reuse_model__line_hist(res, &lh);
-	json__arr_begin(&w, "miss_ratio_curve");
-	if (reuse_hist__total(&lh, REUSE_HIST_ALL) > 0 && sdcm__mrc(&lh, 0, MRC_MAX_LOG2, mrc) == 0) {
-		for (i = 0; i <= MRC_MAX_LOG2; i++) {
-			json__obj_begin(&w, NULL);
-			json__u64(&w, "size", (u64)LP_CACHE_LINE << i);
-			json__double(&w, "miss", 1 - mrc[i]);
-			json__obj_end(&w);
-		}
-	}
-	json__arr_end(&w);
-	json__arr_begin(&w, "pairs");
-	for (i = 0; i < res->npairs && i < r->out.top * 4; i++) {
-		const struct reuse_pair *p = &res->pairs[i];
-		struct lp_srcloc loc;
-
-		json__obj_begin(&w, NULL);
-		snprintf(addr, sizeof(addr), "%#" PRIx64, p->use_ip);
-		json__str(&w, "use_ip", addr);
-		snprintf(addr, sizeof(addr), "%#" PRIx64, reuse_site_ip(p->reuse_ip));
-		json__str(&w, "reuse_ip", addr);
-		site(r, p->use_ip, buf, sizeof(buf));
-		json__str(&w, "use", buf);
-		if (r->run.syms && symbols__code(r->run.syms, r->run.pid, p->use_ip, &loc) == 0) {
-			json__str(&w, "use_file", loc.file);
-			json__u64(&w, "use_line", loc.line);
-		}
-		site(r, reuse_site_ip(p->reuse_ip), buf, sizeof(buf));
-		json__str(&w, "reuse", buf);
-		if (r->run.syms && symbols__code(r->run.syms, r->run.pid, reuse_site_ip(p->reuse_ip), &loc) == 0) {
-			json__str(&w, "reuse_file", loc.file);
-			json__u64(&w, "reuse_line", loc.line);
-		}
-		analysis__object_label(&r->run, p->addr, buf, sizeof(buf));
-		json__str(&w, "object", buf);
-		json__u64(&w, "thread", p->thread);
-		json__u64(&w, "reuses", p->reuses);
-		json__u64(&w, "invalidations", p->invalidations);
-		json__obj_end(&w);
-	}
-	json__arr_end(&w);
+	json_threads(&w, res);
+	json_hit_rates(&w, r);
+	json_pairs(&w, r);
 	json__obj_end(&w);
 	err = json__finish(&w);
 	if (f != stdout && fclose(f) && !err)
