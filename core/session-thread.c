@@ -198,10 +198,119 @@ static int is_group_stop_sig(int sig)
 	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
 }
 
+/* A new thread whose first stop beat its parent's clone event. */
+static struct thread *thread__early(struct lp_session *s, pid_t tid)
+{
+	pid_t tgid = tid;
+	char path[64], line[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	f = fopen(path, "re");
+	if (f) {
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "Tgid: %d", &tgid) == 1)
+				break;
+		fclose(f);
+	}
+	return thread__new(s, tid, tgid, 0);
+}
+
+/* @t cloned or forked: track the child, set it up if it already stopped. */
+static void handle_clone(struct lp_session *s, struct thread *t, int event)
+{
+	unsigned long child = 0;
+	struct thread *c;
+
+	ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &child);
+	c = sess_thread_find(s, child);
+	if (!c) {
+		pid_t pid = event == PTRACE_EVENT_CLONE ? t->proc->pid : (pid_t)child;
+		char path[64];
+
+		/*
+		 * Its first stop and its exit may both have been reaped
+		 * before this event: then it is gone, do not track it.
+		 */
+		snprintf(path, sizeof(path), "/proc/%d/task/%lu", pid, child);
+		if (access(path, F_OK) == 0)
+			c = thread__new(s, child, pid, t->tid);
+	} else {
+		c->parent_tid = t->tid;
+	}
+	if (c && c->seen_stop && c->state == TS_NEW) {
+		sess_thread_setup(s, c);
+		resume(c->tid, 0);
+	}
+	resume(t->tid, 0);
+}
+
+/* A PTRACE_EVENT stop of @t; 0 if @event is none (a signal-delivery stop). */
+static int handle_event(struct lp_session *s, struct thread *t, int event, int sig)
+{
+	unsigned long st = 0;
+
+	switch (event) {
+	case PTRACE_EVENT_CLONE:
+	case PTRACE_EVENT_FORK:
+	case PTRACE_EVENT_VFORK:
+		handle_clone(s, t, event);
+		return 1;
+	case PTRACE_EVENT_EXEC:
+		handle_exec(s, t);
+		resume(t->tid, 0);
+		return 1;
+	case PTRACE_EVENT_EXIT:
+		ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &st);
+		read_cpu_time(t);
+		thread__gone(s, t, (int)st);
+		resume(t->tid, 0);
+		return 1;
+	case PTRACE_EVENT_STOP:
+		if (is_group_stop_sig(sig)) {
+			ptrace(PTRACE_LISTEN, t->tid, 0, 0);
+			return 1;
+		}
+		/*
+		 * First stop of a new thread, or our PTRACE_INTERRUPT. The forked
+		 * child before its exec runs our code: nothing to trace yet.
+		 */
+		if (t->state == TS_NEW && (t->parent_tid || s->exec_seen))
+			sess_thread_setup(s, t);
+		resume(t->tid, 0);
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* A signal-delivery stop: our held sample, our SIGCONT, or the program's. */
+static void handle_signal(struct lp_session *s, struct thread *t, int sig)
+{
+	siginfo_t si;
+
+	if (sig == SIGTRAP && ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) == 0 &&
+	    si.si_code == TRAP_PERF) {
+		/* ours: the thread is held while its sample is handled */
+		s->stats.sync_stops++;
+		s->held_tid = t->tid;
+		sess_drain_all(s);
+		s->held_tid = 0;
+		sess_account_held(s, t);
+		resume(t->tid, 0);
+		return;
+	}
+	if (t->state == TS_NEW && !t->parent_tid && !s->exec_seen && sig == SIGCONT) {
+		resume(t->tid, sig);	/* ours, from start_command: not the program's */
+		return;
+	}
+	s->stats.signals_forwarded++;
+	resume(t->tid, sig);
+}
+
 void sess_handle_wait(struct lp_session *s, pid_t tid, int status)
 {
 	struct thread *t = sess_thread_find(s, tid);
-	int sig, event;
 
 	if (WIFEXITED(status) || WIFSIGNALED(status)) {
 		if (t) {
@@ -214,115 +323,13 @@ void sess_handle_wait(struct lp_session *s, pid_t tid, int status)
 	}
 	if (!WIFSTOPPED(status))
 		return;
-	sig = WSTOPSIG(status);
-	event = (unsigned)status >> 16;
-
-	if (!t) {
-		/* a new thread whose first stop beat its parent's clone event */
-		pid_t tgid = tid;
-		char path[64], line[256];
-		FILE *f;
-
-		snprintf(path, sizeof(path), "/proc/%d/status", tid);
-		f = fopen(path, "re");
-		if (f) {
-			while (fgets(line, sizeof(line), f))
-				if (sscanf(line, "Tgid: %d", &tgid) == 1)
-					break;
-			fclose(f);
-		}
-		t = thread__new(s, tid, tgid, 0);
-		if (!t) {
-			resume(tid, 0);
-			return;
-		}
+	if (!t && !(t = thread__early(s, tid))) {
+		resume(tid, 0);
+		return;
 	}
 	t->seen_stop = 1;
-
-	switch (event) {
-	case PTRACE_EVENT_CLONE:
-	case PTRACE_EVENT_FORK:
-	case PTRACE_EVENT_VFORK: {
-		unsigned long child = 0;
-		struct thread *c;
-
-		ptrace(PTRACE_GETEVENTMSG, tid, 0, &child);
-		c = sess_thread_find(s, child);
-		if (!c) {
-			char path[64];
-
-			/*
-			 * Its first stop and its exit may both have been reaped
-			 * before this event: then it is gone, do not track it.
-			 */
-			snprintf(path, sizeof(path), "/proc/%d/task/%lu",
-				 event == PTRACE_EVENT_CLONE ? t->proc->pid : (pid_t)child, child);
-			if (access(path, F_OK) == 0)
-				c = thread__new(s, child,
-						event == PTRACE_EVENT_CLONE ? t->proc->pid :
-						(pid_t)child, tid);
-		} else {
-			c->parent_tid = tid;
-		}
-		if (c && c->seen_stop && c->state == TS_NEW) {
-			sess_thread_setup(s, c);
-			resume(c->tid, 0);
-		}
-		resume(tid, 0);
-		return;
-	}
-	case PTRACE_EVENT_EXEC:
-		handle_exec(s, t);
-		resume(tid, 0);
-		return;
-	case PTRACE_EVENT_EXIT: {
-		unsigned long st = 0;
-
-		ptrace(PTRACE_GETEVENTMSG, tid, 0, &st);
-		read_cpu_time(t);
-		thread__gone(s, t, (int)st);
-		resume(tid, 0);
-		return;
-	}
-	case PTRACE_EVENT_STOP:
-		if (is_group_stop_sig(sig)) {
-			ptrace(PTRACE_LISTEN, tid, 0, 0);
-			return;
-		}
-		/*
-		 * First stop of a new thread, or our PTRACE_INTERRUPT. The forked
-		 * child before its exec runs our code: nothing to trace yet.
-		 */
-		if (t->state == TS_NEW && (t->parent_tid || s->exec_seen))
-			sess_thread_setup(s, t);
-		resume(tid, 0);
-		return;
-	default:
-		break;
-	}
-
-	/* signal-delivery stop */
-	if (sig == SIGTRAP) {
-		siginfo_t si;
-
-		if (ptrace(PTRACE_GETSIGINFO, tid, 0, &si) == 0 &&
-		    si.si_code == TRAP_PERF) {
-			/* ours: the thread is held while its sample is handled */
-			s->stats.sync_stops++;
-			s->held_tid = tid;
-			sess_drain_all(s);
-			s->held_tid = 0;
-			sess_account_held(s, t);
-			resume(tid, 0);
-			return;
-		}
-	}
-	if (t->state == TS_NEW && !t->parent_tid && !s->exec_seen && sig == SIGCONT) {
-		resume(tid, sig);	/* ours, from start_command: not the program's */
-		return;
-	}
-	s->stats.signals_forwarded++;
-	resume(tid, sig);
+	if (!handle_event(s, t, (unsigned)status >> 16, WSTOPSIG(status)))
+		handle_signal(s, t, WSTOPSIG(status));
 }
 
 int session__start_command(struct lp_session *s, char *const argv[])
