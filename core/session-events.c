@@ -297,10 +297,15 @@ static void drain_thread(struct lp_session *s, struct thread *t)
 			}
 			break;
 		}
-		case PERF_RECORD_THROTTLE:
-			t->throttled++;
-			s->stats.throttled++;
+		case PERF_RECORD_THROTTLE: {
+			struct lp_perf_throttle th;
+
+			if (perf_throttle__parse(h, h->size, &th) == 0) {
+				t->throttled++;
+				s->stats.throttled++;
+			}
 			break;
+		}
 		default:
 			break;
 		}
