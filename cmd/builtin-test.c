@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* lociprof test: self tests on the user's machine, perf-test style. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 
@@ -11,7 +12,8 @@ const char test_usage[] =
 	"\n"
 	"Run lociprof's self tests on this machine: one line per test with Ok,\n"
 	"FAILED! or Skip and the reason. NAME runs only tests whose name or\n"
-	"description contains it.\n"
+	"description contains it; a number runs the test of that number (the\n"
+	"numbers are stable: -l lists them). No matching test is an error.\n"
 	"\n"
 	"    -v, --verbose     show each test's progress and log lines\n"
 	"    -l, --list        list the tests without running them\n"
@@ -44,12 +46,17 @@ int cmd_test(int argc, char **argv)
 	if (list) {
 		const struct lp_test *const *it;
 
+		int id = 0;
+
 		for (it = __start_lp_selftests; it < __stop_lp_selftests; it++)
-			printf("%-40s %s\n", (*it)->name, (*it)->desc);
+			printf("%3d: %-40s %s\n", ++id, (*it)->name, (*it)->desc);
 		return 0;
 	}
-	lp_tests__run(__start_lp_selftests, __stop_lp_selftests,
-		      optind < argc ? argv[optind] : NULL, verbose, &sum);
+	if (lp_tests__run(__start_lp_selftests, __stop_lp_selftests,
+			  optind < argc ? argv[optind] : NULL, verbose, &sum) == -ENOENT) {
+		lp_err("no self test matches '%s' ('lociprof test -l' lists them)", argv[optind]);
+		return 1;
+	}
 	printf("%d passed, %d failed, %d skipped\n", sum.passed, sum.failed,
 	       sum.skipped);
 	return sum.failed ? 1 : 0;

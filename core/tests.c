@@ -63,26 +63,40 @@ static int run_one(const struct lp_test *t, int verbose, char *reason,
 	return ret;
 }
 
+/* Does test number @id (1-based, its place in the section) match @filter? */
+static int test_matches(const struct lp_test *t, int id, const char *filter)
+{
+	char *end;
+	long n;
+
+	if (!filter)
+		return 1;
+	n = strtol(filter, &end, 10);
+	if (end != filter && !*end)	/* a number is the test's stable id */
+		return n == id;
+	return strstr(t->name, filter) || strstr(t->desc, filter);
+}
+
 int lp_tests__run(const struct lp_test *const *start,
 		  const struct lp_test *const *stop, const char *filter,
 		  int verbose, struct lp_test_summary *sum)
 {
 	const struct lp_test *const *it;
 	char reason[256];
-	int n = 0;
+	int id = 0, matched = 0;
 
 	memset(sum, 0, sizeof(*sum));
 	for (it = start; it < stop; it++) {
 		const struct lp_test *t = *it;
 		int ret;
 
-		if (filter && !strstr(t->name, filter) && !strstr(t->desc, filter))
+		if (!test_matches(t, ++id, filter))
 			continue;
-		n++;
+		matched++;
 		if (verbose)
-			printf("%3d: %s: %s:\n", n, t->name, t->desc), fflush(stdout);
+			printf("%3d: %s: %s:\n", id, t->name, t->desc), fflush(stdout);
 		ret = run_one(t, verbose, reason, sizeof(reason));
-		printf("%3d: %-58s: ", n, t->desc);
+		printf("%3d: %-58s: ", id, t->desc);
 		switch (ret) {
 		case TEST_OK:
 			printf("Ok\n");
@@ -99,5 +113,7 @@ int lp_tests__run(const struct lp_test *const *start,
 		}
 		fflush(stdout);
 	}
+	if (!matched)
+		return -ENOENT;
 	return sum->failed ? -1 : 0;
 }

@@ -69,8 +69,10 @@ struct lp_test_summary {
 };
 
 /*
- * Run the tests in [start, stop) whose name contains @filter (all if NULL);
- * one line per test on stdout. Returns 0 if none failed.
+ * Run the tests in [start, stop) that match @filter (all if NULL): a number
+ * is a test's place in the section (its stable id, printed on its line),
+ * anything else a substring of its name or description. One line per test
+ * on stdout. Returns 0 if none failed, -1 if one did, -ENOENT if none matched.
  */
 int lp_tests__run(const struct lp_test *const *start,
 		  const struct lp_test *const *stop, const char *filter,

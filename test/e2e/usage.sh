@@ -48,3 +48,16 @@ for c in $cmds; do
 		fail "$c man page renders" "$(head -c 300 "$TMP/err")"
 	fi
 done
+
+# lociprof test: a number is the stable id printed on the test's line; no match is an error
+line=$("$LOCIPROF" test -l | sed -n 3p)
+id=$(echo "$line" | awk -F: '{print $1+0}'); name=$(echo "$line" | awk '{print $2}')
+got=$("$LOCIPROF" test "$id" | grep -E '^ *[0-9]+: ')
+if [ "$(echo "$got" | wc -l)" = 1 ] && [ "$(echo "$got" | awk -F: '{print $1+0}')" = "$id" ]; then
+	ok "lociprof test $id runs test $id ($name)"
+else
+	fail "lociprof test $id runs test $id" "$got"
+fi
+"$LOCIPROF" test no-such-test > "$TMP/out" 2> "$TMP/err"; rc=$?
+[ $rc = 1 ] && grep -q "no self test matches 'no-such-test'" "$TMP/err" && ok "lociprof test with no match fails" ||
+	fail "lociprof test with no match fails" "exit $rc: $(cat "$TMP/out" "$TMP/err" | head -c 200)"
