@@ -195,7 +195,8 @@ int datafile__create_flags(struct lp_datafile **out, const char *path,
 		}
 	}
 
-	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+	/* an existing file, or a symlink (the link itself, not its target), becomes .old */
+	if (lstat(path, &st) == 0 && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))) {
 		char *old;
 
 		if (asprintf(&old, "%s.old", path) < 0) {
@@ -207,7 +208,11 @@ int datafile__create_flags(struct lp_datafile **out, const char *path,
 		if (err)
 			goto out_free;
 	}
-	f->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	/* a new file of ours, 0600, never through a link; or a device such as /dev/null */
+	f->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (f->fd < 0 && errno == EEXIST && lstat(path, &st) == 0 &&
+	    (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)))
+		f->fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (f->fd < 0) {
 		err = -errno;
 		goto out_free;

@@ -596,6 +596,39 @@ LP_TEST(test_datafile_mode_and_old, "datafile: created 0600; an existing file be
 	return TEST_OK;
 }
 
+LP_TEST(test_datafile_symlink_not_followed, "datafile: -o onto a symlink moves the link to .old, never writes its target")
+{
+	char target[300], path[300], old[320], buf[64];
+	struct lp_event ev[8];
+	struct stat st;
+	unsigned char *b;
+	size_t len;
+	int fd;
+
+	snprintf(target, sizeof(target), "%s", tmp_path("linktarget"));
+	snprintf(path, sizeof(path), "%s", tmp_path("link"));
+	snprintf(old, sizeof(old), "%s.old", path);
+	unlink(old);
+	unlink(path);
+	fd = open(target, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	TEST_ASSERT(fd >= 0 && write(fd, "precious", 8) == 8, "target file");
+	close(fd);
+	TEST_ASSERT(symlink(target, path) == 0, "symlink");
+	make_events(ev);
+	TEST_ASSERT(write_file(path, LP_DATA_F_ZSTD, ev, 8) == 0, "write through the link's name");
+	b = slurp(target, &len);
+	TEST_ASSERT(b && len == 8 && !memcmp(b, "precious", 8), "the link's target was overwritten");
+	free(b);
+	TEST_ASSERT(lstat(old, &st) == 0 && S_ISLNK(st.st_mode), "the link did not become .old");
+	TEST_ASSERT(readlink(old, buf, sizeof(buf)) > 0, "readlink");
+	TEST_ASSERT(lstat(path, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 07777) == 0600,
+		    "new file: mode %o, regular %d", st.st_mode & 07777, S_ISREG(st.st_mode));
+	unlink(path);
+	unlink(old);
+	unlink(target);
+	return TEST_OK;
+}
+
 LP_TEST(test_datafile_buffers_and_flushes, "datafile: writes are buffered; flush makes a readable prefix")
 {
 	const char *path = tmp_path("buf");
