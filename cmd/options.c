@@ -41,6 +41,9 @@ static int set_value(const struct lp_optgroup *g, const struct lp_opt *o, const 
 		    (o->type == LP_OPT_INT && v > INT32_MAX)) {
 			if (o->max > 0)
 				lp_err("--%s expects %.0f..%.0f, not '%s'", o->name, o->min, o->max, arg);
+			else if (o->min > 0)
+				lp_err("--%s expects an integer of at least %.0f, not '%s'", o->name,
+				       o->min, arg);
 			else
 				lp_err("--%s expects a non-negative integer, not '%s'", o->name, arg);
 			return -EINVAL;

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,8 +67,9 @@ static const char *const prev_insn_names[] = {	/* enum lp_prev_insn order */
 const struct lp_opt profile_options[] = {
 	{ "pid", 'p', "PID", "attach to every thread of a running process",
 	  LP_OPT_INT, PO(pid), 1, 4194304 },
-	{ "count", 'c', "PERIOD", "sampling period (soft: ns of thread CPU time)", LP_OPT_U64, PO(period) },
-	{ "freq", 'F', "HZ", "sample at this frequency instead of a period", LP_OPT_U64, PO(freq) },
+	{ "count", 'c', "PERIOD", "sampling period (soft: ns of thread CPU time)", LP_OPT_U64,
+	  PO(period), 1 },
+	{ "freq", 'F', "HZ", "sample at this frequency instead of a period", LP_OPT_U64, PO(freq), 1 },
 	{ "sampler", 0, "NAME", "auto|pebs|ibs|soft (auto: pebs, then ibs, then soft)",
 	  LP_OPT_CALL, .parse = parse_sampler },
 	{ "sync", 0, NULL, "hold a sampled thread until its watchpoints are armed", LP_OPT_FLAG, PO(sync) },
@@ -154,6 +156,32 @@ __attribute__((noreturn)) static void usage_error(const char *why)
 	exit(129);
 }
 
+/* What the kernel would refuse, refused here with its limit named. */
+static void check_rate(const struct profile_opts *po)
+{
+	unsigned long long max = 0;
+	FILE *f;
+
+	if (po->period > (unsigned long long)INT64_MAX) {
+		lp_err("-c %llu is above the largest period the kernel takes (%lld)",
+		       po->period, (long long)INT64_MAX);
+		exit(129);
+	}
+	if (!po->freq)
+		return;
+	f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");
+	if (f) {
+		if (fscanf(f, "%llu", &max) != 1)
+			max = 0;
+		fclose(f);
+	}
+	if (max && po->freq > max) {
+		lp_err("-F %llu is above kernel.perf_event_max_sample_rate (%llu samples/s): "
+		       "give -F %llu or less, or raise the sysctl (as root)", po->freq, max, max);
+		exit(129);
+	}
+}
+
 struct lp_session *profile__start(const struct profile_opts *po, int argc,
 				  char **argv, int default_sync)
 {
@@ -170,6 +198,7 @@ struct lp_session *profile__start(const struct profile_opts *po, int argc,
 	if (po->period && po->freq) {
 		usage_error("give either -c PERIOD or -F FREQ, not both");
 	}
+	check_rate(po);
 	if (argc > 0)
 		check_program(argv[0]);
 	memset(&so, 0, sizeof(so));
