@@ -129,6 +129,12 @@ static void check_program(const char *prog)
 	char buf[4096];
 
 	if (strchr(prog, '/')) {
+		struct stat st;
+
+		if (stat(prog, &st) == 0 && S_ISDIR(st.st_mode)) {
+			lp_err("cannot run '%s': it is a directory", prog);
+			exit(126);	/* as a shell: found, not executable */
+		}
 		if (access(prog, X_OK) < 0)
 			goto fail;
 		return;
@@ -146,7 +152,7 @@ static void check_program(const char *prog)
 	errno = ENOENT;
 fail:
 	lp_err("cannot run '%s': %s", prog, strerror(errno));
-	exit(127);
+	exit(errno == EACCES ? 126 : 127);	/* as a shell */
 }
 
 /* A usage error: say why and where the options are; exit 129 like getopt's. */
@@ -199,6 +205,9 @@ struct lp_session *profile__start(const struct profile_opts *po, int argc,
 		usage_error("give either -c PERIOD or -F FREQ, not both");
 	}
 	check_rate(po);
+	if (po->output && !strcmp(po->output, "-"))
+		usage_error("-o - : a data file is binary, not for a terminal or a pipe; give a file "
+			    "name ('lociprof script -i FILE' prints it)");
 	if (argc > 0)
 		check_program(argv[0]);
 	memset(&so, 0, sizeof(so));

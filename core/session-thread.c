@@ -332,6 +332,41 @@ void sess_handle_wait(struct lp_session *s, pid_t tid, int status)
 		handle_signal(s, t, WSTOPSIG(status));
 }
 
+/* Why ptrace said EPERM for @pid, from what this machine shows (no guess). */
+static void ptrace_eperm_why(pid_t pid, char *buf, size_t len)
+{
+	char path[64], line[256];
+	int tracer = 0, scope = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "re");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "TracerPid: %d", &tracer) == 1)
+			break;
+	if (f)
+		fclose(f);
+	f = fopen("/proc/sys/kernel/yama/ptrace_scope", "re");
+	if (f) {
+		if (fscanf(f, "%d", &scope) != 1)
+			scope = -1;
+		fclose(f);
+	}
+	if (tracer > 0)
+		snprintf(buf, len, " (process %d is already traced by %d: detach that debugger)",
+			 pid, tracer);
+	else if (pid == 1)
+		snprintf(buf, len, " (the init process cannot be traced)");
+	else if (scope >= 1)
+		snprintf(buf, len, " (kernel.yama.ptrace_scope is %d%s)", scope,
+			 scope == 3 ? ": no process may be traced until reboot" :
+			 geteuid() ? ": run as root, or lower it" : "");
+	else if (geteuid())
+		snprintf(buf, len, " (it is not yours to trace: run as its owner or as root)");
+	else
+		snprintf(buf, len, " (refused although we are root: a security module?)");
+}
+
 int session__start_command(struct lp_session *s, char *const argv[])
 {
 	int pfd[2], status, err;
@@ -366,10 +401,12 @@ int session__start_command(struct lp_session *s, char *const argv[])
 		goto out_kill;
 	}
 	if (ptrace(PTRACE_SEIZE, pid, 0, ptrace_opts(s)) < 0) {
+		char why[160] = "";
+
 		err = -errno;
-		sess_seterr(s, "cannot trace the program: ptrace: %s%s", strerror(errno),
-		       errno == EPERM ? " (is another debugger attached, or "
-		       "/proc/sys/kernel/yama/ptrace_scope > 1?)" : "");
+		if (err == -EPERM)
+			ptrace_eperm_why(pid, why, sizeof(why));
+		sess_seterr(s, "cannot trace the program: ptrace: %s%s", strerror(-err), why);
 		goto out_kill;
 	}
 	s->pid = pid;
@@ -433,9 +470,11 @@ int session__attach(struct lp_session *s, pid_t pid)
 	do {
 		err = attach_threads(s, pid, &added);
 		if (err) {
-			sess_seterr(s, "cannot attach to %d: %s%s", pid, strerror(-err),
-			       err == -EPERM ? " (run as root, or check "
-			       "/proc/sys/kernel/yama/ptrace_scope)" : "");
+			char why[160] = "";
+
+			if (err == -EPERM)
+				ptrace_eperm_why(pid, why, sizeof(why));
+			sess_seterr(s, "cannot attach to %d: %s%s", pid, strerror(-err), why);
 			return err;
 		}
 	} while (added && ++rounds < 100);

@@ -26,3 +26,29 @@ else
 	skip "-F above perf_event_max_sample_rate" "no /proc/sys/kernel/perf_event_max_sample_rate"
 fi
 check_refused "-p 99999999999 is refused, not truncated" "--pid expects 1..4194304" -p 99999999999
+
+# a program that cannot be run is named, with a shell's exit codes
+"$LOCIPROF" comdetect -q "$TMP" > /dev/null 2> "$TMP/err"; rc=$?
+[ $rc = 126 ] && grep -q "cannot run '$TMP': it is a directory" "$TMP/err" &&
+	ok "a directory as the program: exit 126 naming it" || fail "a directory as the program" "exit $rc: $(cat "$TMP/err")"
+printf 'x' > "$TMP/noexec"; chmod 644 "$TMP/noexec"
+"$LOCIPROF" record -q -o "$TMP/x.data" "$TMP/noexec" > /dev/null 2> "$TMP/err"; rc=$?
+[ $rc = 126 ] && grep -q "cannot run '$TMP/noexec'" "$TMP/err" &&
+	ok "a file without execute permission: exit 126 naming it" || fail "no execute permission" "exit $rc: $(cat "$TMP/err")"
+# EPERM says why from what the machine shows, never a file that is not there
+"$LOCIPROF" record -q -p 1 -o "$TMP/x.data" > /dev/null 2> "$TMP/err"; rc=$?
+if [ $rc != 0 ]; then
+	if grep -q 'yama' "$TMP/err" && [ ! -e /proc/sys/kernel/yama/ptrace_scope ]; then
+		fail "attach refused: the reason" "names yama, which this kernel lacks: $(cat "$TMP/err")"
+	else
+		ok "attach to pid 1 refused with a reason: $(sed 's/.*(//; s/).*//' "$TMP/err" | head -1)"
+	fi
+else
+	skip "attach to pid 1 refused" "this machine lets lociprof trace pid 1"
+fi
+"$LOCIPROF" record -q -p 0 > /dev/null 2> "$TMP/err"; rc=$?
+[ $rc = 129 ] && grep -q -- '--pid expects 1..' "$TMP/err" && ok "-p 0 is a bad pid, not 'no program'" ||
+	fail "-p 0" "exit $rc: $(cat "$TMP/err")"
+(cd "$TMP" && "$LOCIPROF" record -q -o - "$TMP/marker-prog" > /dev/null 2> "$TMP/err"); rc=$?
+[ $rc = 129 ] && [ ! -e "$TMP/-" ] && grep -q -- '-o - : a data file is binary' "$TMP/err" &&
+	ok "record -o - is refused, no file named '-'" || fail "record -o -" "exit $rc: $(cat "$TMP/err")"
