@@ -307,6 +307,12 @@ int datafile__put_event(struct wb *w, const struct lp_event *ev)
 	return 0;
 }
 
+/* A CPU number an event may carry: one of LP_MAX_CPUS, or ~0 (unknown). */
+static int cpu_ok(u32 cpu)
+{
+	return cpu < LP_MAX_CPUS || cpu == ~0u;
+}
+
 int datafile__get_event(struct rd *r, u32 type, struct lp_event *ev)
 {
 	memset(ev, 0, sizeof(*ev));
@@ -418,6 +424,11 @@ int datafile__get_event(struct rd *r, u32 type, struct lp_event *ev)
 		return -ENOENT;	/* caller skips it */
 	}
 	/* Shorter than this version's fields: corrupt. Longer: newer writer. */
-	return r->bad ? -EBADMSG : 0;
+	if (r->bad)
+		return -EBADMSG;
+	/* sizes come from these: a CPU beyond any machine is damage, not data */
+	if (!cpu_ok(type == LP_EV_SAMPLE ? ev->sample.cpu : type == LP_EV_TRAP ? ev->trap.cpu :
+		    type == LP_EV_THREAD_START || type == LP_EV_THREAD_EXIT ? ev->thread.cpu : 0))
+		return -EBADMSG;
+	return 0;
 }
-

@@ -752,3 +752,38 @@ LP_TEST(test_datafile_thread_v10, "datafile: a 1.0 thread record reads with cpu_
 	unlink(tmp_path("v10"));
 	return TEST_OK;
 }
+
+LP_TEST(test_datafile_bounds_cpu, "datafile: an event naming a CPU beyond any machine is damage, not a size")
+{
+	const char *path = tmp_path("cpu");
+	struct lp_datafile *f;
+	struct lp_event ev[8], got;
+	static const u32 bad[] = { LP_MAX_CPUS, 5000, 64768 };
+	size_t i;
+	int ret, n;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		make_events(ev);
+		ev[3].type = LP_EV_SAMPLE;	/* after a few good events */
+		ev[3].sample.cpu = bad[i];
+		TEST_ASSERT(write_file(path, LP_DATA_F_ZSTD, ev, 8) == 0, "write");
+		TEST_ASSERT(datafile__open(&f, path, NULL) == 0, "open");
+		n = 0;
+		while ((ret = datafile__read(f, &got)) > 0)
+			n++;
+		datafile__close(f);
+		TEST_ASSERT(ret == -EBADMSG && n == 3, "cpu %u: ret %d after %d events", bad[i], ret, n);
+	}
+	make_events(ev);
+	ev[3].type = LP_EV_SAMPLE;
+	ev[3].sample.cpu = ~0u;		/* unknown: allowed */
+	TEST_ASSERT(write_file(path, LP_DATA_F_ZSTD, ev, 8) == 0, "write");
+	TEST_ASSERT(datafile__open(&f, path, NULL) == 0, "open");
+	n = 0;
+	while ((ret = datafile__read(f, &got)) > 0)
+		n++;
+	datafile__close(f);
+	TEST_ASSERT(ret == 0 && n == 8, "unknown cpu: ret %d, %d events", ret, n);
+	unlink(path);
+	return TEST_OK;
+}
