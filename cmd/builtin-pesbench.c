@@ -788,9 +788,12 @@ static int do_merge(const struct pb_opts *o, int argc, char **argv)
 		lp_die("out of memory");
 	for (i = 0; i < argc; i++) {
 		err = pesbench__load(argv[i], &res[i]);
-		if (err)
-			lp_die("cannot read '%s': %s", argv[i], err == -EINVAL ?
-			    "not a pebs-ibs-compare result" : strerror(-err));
+		if (err) {	/* bad input: 1, as report and compare */
+			lp_err("cannot read '%s': %s", argv[i], err == -EINVAL ?
+			       "not a pebs-ibs-compare result" : strerror(-err));
+			free(res);
+			return 1;
+		}
 	}
 	pesbench__print_merge(stdout, res, argc);
 	if (o->svg) {

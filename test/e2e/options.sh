@@ -52,3 +52,10 @@ fi
 (cd "$TMP" && "$LOCIPROF" record -q -o - "$TMP/marker-prog" > /dev/null 2> "$TMP/err"); rc=$?
 [ $rc = 129 ] && [ ! -e "$TMP/-" ] && grep -q -- '-o - : a data file is binary' "$TMP/err" &&
 	ok "record -o - is refused, no file named '-'" || fail "record -o -" "exit $rc: $(cat "$TMP/err")"
+
+# one convention for an input that cannot be read: exit 1, naming the file
+for c in "report -i $TMP/none" "compare $TMP/none $TMP/none" "pebs-ibs-compare --merge $TMP/none" "script -i $TMP/none"; do
+	"$LOCIPROF" $c > /dev/null 2> "$TMP/err"; rc=$?
+	[ $rc = 1 ] && grep -q "$TMP/none" "$TMP/err" && ok "${c%% *}: unreadable input exits 1 naming it" ||
+		fail "${c%% *}: unreadable input" "exit $rc: $(head -c 200 "$TMP/err")"
+done
