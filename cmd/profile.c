@@ -245,10 +245,12 @@ struct lp_session *profile__start(const struct profile_opts *po, int argc,
 }
 
 static struct lp_session *running;
+static volatile sig_atomic_t stopped_by;	/* SIGINT or SIGTERM that stopped the run */
 
 static void on_signal(int sig)
 {
-	(void)sig;
+	if (!stopped_by)
+		stopped_by = sig;
 	if (running)
 		session__stop(running);
 }
@@ -341,7 +343,14 @@ int profile__exit_code(const struct lp_session *s, const struct profile_opts *po
 {
 	int st = session__wait_status(s);
 
-	if (st >= 0 && WIFSIGNALED(st) && !po->quiet)
+	if (st < 0 || !WIFSIGNALED(st) || po->quiet)
+		return session__exit_code(s);
+	/* like perf record: a forked program does not outlive lociprof's Ctrl-C */
+	if (stopped_by && WTERMSIG(st) == SIGTERM && po->pid <= 0)
+		fprintf(stderr, "lociprof: stopped the program with SIGTERM on %s; "
+			"exit %d\n", stopped_by == SIGINT ? "Ctrl-C" : "SIGTERM",
+			session__exit_code(s));
+	else
 		fprintf(stderr, "lociprof: the program was killed by signal %d (%s)\n",
 			WTERMSIG(st), strsignal(WTERMSIG(st)));
 	return session__exit_code(s);

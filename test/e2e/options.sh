@@ -59,3 +59,13 @@ for c in "report -i $TMP/none" "compare $TMP/none $TMP/none" "pebs-ibs-compare -
 	[ $rc = 1 ] && grep -q "$TMP/none" "$TMP/err" && ok "${c%% *}: unreadable input exits 1 naming it" ||
 		fail "${c%% *}: unreadable input" "exit $rc: $(head -c 200 "$TMP/err")"
 done
+
+# Ctrl-C on a launched program: lociprof stops it with SIGTERM and says so (not "killed by signal 15")
+"$LOCIPROF" record -o "$TMP/int.data" "$TOP/test/helpers/exiter" sleep > /dev/null 2> "$TMP/int.err" &
+lp=$!
+sleep 1
+kill -INT $lp
+wait $lp; rc=$?
+[ $rc = 143 ] && grep -q 'stopped the program with SIGTERM on Ctrl-C; exit 143' "$TMP/int.err" &&
+	! grep -q 'killed by signal' "$TMP/int.err" && ok "Ctrl-C: lociprof says it stopped the program (exit 143)" ||
+	fail "Ctrl-C note" "exit $rc: $(grep lociprof: "$TMP/int.err")"
