@@ -459,6 +459,7 @@ void sess_thread_setup(struct lp_session *s, struct thread *t)
 	if (t->state != TS_NEW)
 		return;
 	t->state = TS_LIVE;
+	t->cpu_ns0 = sess_thread_cpu_ns(t);	/* count from here: -p attaches late */
 	read_segment_bases(t);
 	sess_emit_thread(s, t, LP_EV_THREAD_START, 0);
 	err = open_events(s, t);

@@ -90,7 +90,8 @@ struct thread {
 	struct wslot slots[LP_MAX_SLOTS];
 	u64 fs_base, gs_base;
 	u64 lost, throttled;
-	u64 cpu_ns;		/* CPU time used, read when it exits */
+	u64 cpu_ns;		/* CPU time used since set up, read when it exits */
+	u64 cpu_ns0;		/* its CPU time when set up (-p: before the attach) */
 	u64 sample_ns;		/* raw CPU time read in its latest sample */
 	u64 held_ns;		/* CPU time its held (--sync) stops cost so far */
 	u32 last_cpu;
@@ -148,6 +149,8 @@ void sess_flush_pending(struct lp_session *s);
 /* session-thread.c: ptrace and the thread table */
 struct thread *sess_thread_find(struct lp_session *s, pid_t tid);
 void sess_thread_free(struct lp_session *s, struct thread *t);
+/* The thread's CPU time so far (schedstat), 0 if unknown. */
+u64 sess_thread_cpu_ns(const struct thread *t);
 void sess_handle_wait(struct lp_session *s, pid_t tid, int status);
 void sess_check_exec_failure(struct lp_session *s);
 void sess_forget_untraced(struct lp_session *s);

@@ -109,19 +109,29 @@ static void thread__unhash(struct lp_session *s, struct thread *t)
 }
 
 /* The thread's CPU time so far (first field of schedstat, ns). */
-static void read_cpu_time(struct thread *t)
+u64 sess_thread_cpu_ns(const struct thread *t)
 {
 	char path[64];
-	unsigned long long ns;
+	unsigned long long ns = 0;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", t->proc->pid, t->tid);
 	f = fopen(path, "re");
 	if (!f)
-		return;
-	if (fscanf(f, "%llu", &ns) == 1)
-		t->cpu_ns = ns;
+		return 0;
+	if (fscanf(f, "%llu", &ns) != 1)
+		ns = 0;
 	fclose(f);
+	return ns;
+}
+
+/* The CPU time the thread used since lociprof set it up (-p: not before). */
+static void read_cpu_time(struct thread *t)
+{
+	u64 ns = sess_thread_cpu_ns(t);
+
+	if (ns)
+		t->cpu_ns = ns > t->cpu_ns0 ? ns - t->cpu_ns0 : 0;
 }
 
 static void thread__gone(struct lp_session *s, struct thread *t, int status)

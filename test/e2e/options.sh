@@ -69,3 +69,20 @@ wait $lp; rc=$?
 [ $rc = 143 ] && grep -q 'stopped the program with SIGTERM on Ctrl-C; exit 143' "$TMP/int.err" &&
 	! grep -q 'killed by signal' "$TMP/int.err" && ok "Ctrl-C: lociprof says it stopped the program (exit 143)" ||
 	fail "Ctrl-C note" "exit $rc: $(grep lociprof: "$TMP/int.err")"
+
+# -p: CPU time and the sample rate count from the attach, not from the process start
+"$TOP/test/helpers/spin" &
+sp=$!
+sleep 2.5
+"$LOCIPROF" record -o "$TMP/p.data" -p $sp > /dev/null 2> "$TMP/p.err" &
+lp=$!
+sleep 1.5
+kill -INT $lp
+wait $lp
+kill $sp; wait $sp 2>/dev/null
+cpu=$(sed -n 's/^\[ \([0-9.]*\) s of thread CPU time.*/\1/p' "$TMP/p.err")
+if [ -n "$cpu" ] && python3 -c "import sys; sys.exit(0 if 0.3 < float('$cpu') < 2.3 else 1)"; then
+	ok "-p: $cpu s of thread CPU time for 1.5 s attached (2.5 s ran before)"
+else
+	fail "-p counts CPU time from the attach" "'$cpu' s: $(grep 'CPU time' "$TMP/p.err")"
+fi
