@@ -66,9 +66,12 @@ deps:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	else echo "make deps: all packages present"; fi
 
-install: lociprof
+install: lociprof $(MB_BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 lociprof $(DESTDIR)$(PREFIX)/bin/lociprof
+	# pebs-ibs-compare runs them: ../libexec/lociprof/microbench from the binary
+	install -d $(DESTDIR)$(PREFIX)/libexec/lociprof/microbench
+	install -m 755 $(MB_BIN) $(DESTDIR)$(PREFIX)/libexec/lociprof/microbench/
 	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -d $(DESTDIR)$(PREFIX)/share/man/man5
 	install -m 644 man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/

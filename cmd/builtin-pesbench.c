@@ -59,7 +59,8 @@
 	"    --svg DIR          write the figures (Sasongko 2022, Figures 4.1-4.9) as SVG\n"	\
 	"    --merge            compare saved results side by side (machines)\n"	\
 	"    --bench-dir DIR    where the microbenchmarks are (default: the\n"	\
-	"                       microbench/ directory next to lociprof)\n"	\
+	"                       microbench/ directory next to lociprof, else\n"	\
+	"                       ../libexec/lociprof/microbench from it)\n"	\
 	"    --example TEXT     label the JSON as an example (checked-in results)\n"	\
 	"    -q, --quiet        no progress on stderr\n"				\
 	"    -h, --help         show this help\n"
@@ -739,6 +740,7 @@ static int selected(const struct pb_opts *o, const char *name)
 	return 0;
 }
 
+/* microbench/ next to lociprof (the build tree), else the installed libexec one. */
 static void default_bench_dir(void)
 {
 	char exe[PATH_MAX];
@@ -750,10 +752,15 @@ static void default_bench_dir(void)
 		return;
 	exe[n] = 0;
 	slash = strrchr(exe, '/');
-	if (slash) {
-		*slash = 0;
+	if (!slash)
+		return;
+	*slash = 0;
+	snprintf(bench_dir, sizeof(bench_dir), "%.4000s/microbench", exe);
+	if (access(bench_dir, X_OK) == 0)
+		return;
+	snprintf(bench_dir, sizeof(bench_dir), "%.4000s/../libexec/lociprof/microbench", exe);
+	if (access(bench_dir, X_OK) < 0)	/* neither: say the build tree's */
 		snprintf(bench_dir, sizeof(bench_dir), "%.4000s/microbench", exe);
-	}
 }
 
 static int write_json(const char *path, const struct pesbench_result *res)

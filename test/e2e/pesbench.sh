@@ -187,3 +187,12 @@ else
 fi
 "$LOCIPROF" pesbench --merge "$TMP/q.txt" > /dev/null 2>&1; rc=$?
 [ $rc = 1 ] && ok "merge of a non-result fails with 1, as report and compare do for bad input" || fail "merge of a text file" "exit $rc"
+
+# --- installed: make install puts the microbenchmarks where the installed tool finds them
+if make -s -C "$TOP" install DESTDIR="$TMP/root" PREFIX=/usr > "$TMP/inst.log" 2>&1; then
+	(cd "$TMP" && "$TMP/root/usr/bin/lociprof" pebs-ibs-compare --quick -q --runs 1 > "$TMP/iq.txt" 2> "$TMP/iq.err"); rc=$?
+	[ $rc = 0 ] && grep -q 'load-ratio' "$TMP/iq.txt" && ok "installed pebs-ibs-compare --quick runs its installed microbenchmarks" ||
+		fail "installed pebs-ibs-compare" "exit $rc: $(tail -n 2 "$TMP/iq.err")"
+else
+	fail "make install into a scratch root" "$(tail -n 3 "$TMP/inst.log")"
+fi
