@@ -202,13 +202,17 @@ void comdetect_report__print(const void *view, FILE *f)
 		fprintf(f, "     %.1f%% of all: true %.1f%%, false %.1f%%, %" PRIu64 " detections\n",
 			pct(l->vol_true + l->vol_false, total), pct(l->vol_true, total),
 			pct(l->vol_false, total), l->detections);
-		fprintf(f, "     %-9s %-7s %-7s %-7s %s\n", "offset", "thread", "access", "seen", "count");
+		fprintf(f, "     %-9s %-7s %-7s %-7s %-9s %s\n", "offset", "thread", "access", "seen",
+			"count", "object");
 		for (k = 0; k < l->ntouches; k++) {
 			const struct comdetect_touch *t = &l->touches[k];
+			char to[400];
 
-			fprintf(f, "     0x%02x-0x%02x T%-6u %-7s %-7s %" PRIu64 "\n", t->off,
+			/* the variable each offset hits, as script names it */
+			analysis__object_label(&r->run, l->line + t->off, to, sizeof(to));
+			fprintf(f, "     0x%02x-0x%02x T%-6u %-7s %-7s %-9" PRIu64 " %s\n", t->off,
 				t->off + t->len - 1, t->thread, kind_name(t->kind),
-				t->src == COMDETECT_SRC_TRAP ? "trap" : "sample", t->count);
+				t->src == COMDETECT_SRC_TRAP ? "trap" : "sample", t->count, to);
 		}
 		ns = collect_sites(r, l, sites, ARRAY_SIZE(sites));
 		for (k = 0; k < ns; k++)
@@ -309,6 +313,8 @@ int comdetect_report__json(const void *view, const char *path)
 			json__str(&w, "access", kind_name(t->kind));
 			json__str(&w, "source", t->src == COMDETECT_SRC_TRAP ? "trap" : "sample");
 			json__u64(&w, "count", t->count);
+			analysis__object_label(&r->run, l->line + t->off, obj, sizeof(obj));
+			json__str(&w, "object", obj);
 			json__obj_end(&w);
 		}
 		json__arr_end(&w);
