@@ -431,15 +431,16 @@ int recorder__sink(void *arg, const struct lp_event *ev, struct lp_actions *acts
 
 int recorder__close(struct recorder *r, int quiet)
 {
-	u64 n = datafile__nr_events(r->file);
+	u64 n = datafile__nr_events(r->file), good = datafile__nr_flushed(r->file);
 	struct stat st;
 	int err = datafile__close(r->file);
 
 	if (!err)
 		err = r->err;
 	if (err) {
-		lp_err("writing '%s' failed: %s; what was written before reads back "
-		      "up to the failure", r->path, datafile__strerror(err));
+		lp_err("writing '%s' failed: %s; it reads back up to its last flush: "
+		       "%llu of %llu events", r->path, datafile__strerror(err),
+		       (unsigned long long)good, (unsigned long long)n);
 		return err;
 	}
 	if (!quiet && stat(r->path, &st) == 0)

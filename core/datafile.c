@@ -37,6 +37,8 @@ struct lp_datafile {
 	u64 counts[LP_EV__MAX];
 	u64 nevents;
 	/* writer */
+	u64 off;			/* bytes written to fd */
+	u64 good_off, good_events;	/* at the last successful flush */
 	ZSTD_CCtx *cctx;
 	unsigned char *ibuf;		/* serialized, not yet compressed */
 	size_t ilen;
@@ -73,6 +75,7 @@ static int write_all(struct lp_datafile *f, const void *p, size_t len)
 		}
 		b += n;
 		len -= n;
+		f->off += n;
 	}
 	return 0;
 }
@@ -226,6 +229,8 @@ int datafile__create_flags(struct lp_datafile **out, const char *path,
 		goto out_free;
 	datafile__put_header(&hw, h);
 	err = put_record(f, &hw, REC_HEADER);
+	if (!err)	/* the header reads back whatever happens next */
+		err = datafile__flush(f);
 	if (err)
 		goto out_free;
 	free(hw.p);
@@ -267,9 +272,21 @@ int datafile__write(struct lp_datafile *f, const struct lp_event *ev)
 
 int datafile__flush(struct lp_datafile *f)
 {
+	int err;
+
 	if (!f->writing)
 		return -EBADF;
-	return drain(f, ZSTD_e_flush);
+	err = drain(f, ZSTD_e_flush);
+	if (!err) {		/* a reader gets every event up to here */
+		f->good_off = f->off;
+		f->good_events = f->nevents;
+	}
+	return err;
+}
+
+u64 datafile__nr_flushed(const struct lp_datafile *f)
+{
+	return f->good_events;
 }
 
 static int write_end(struct lp_datafile *f)
@@ -296,6 +313,9 @@ int datafile__close(struct lp_datafile *f)
 		return 0;
 	if (f->writing) {
 		err = f->err ? f->err : write_end(f);
+		/* a failed write (disk full) leaves a cut block: end at the last flush */
+		if (f->err && ftruncate(f->fd, (off_t)f->good_off) == 0)
+			f->off = f->good_off;
 		if (close(f->fd) && !err)
 			err = -errno;
 		f->fd = -1;

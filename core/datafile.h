@@ -108,9 +108,13 @@ int datafile__write(struct lp_datafile *f, const struct lp_event *ev);
 
 /*
  * Push everything written so far to the file (zstd flush): a crash after
- * this leaves a file that reads back up to here (then -ENODATA).
+ * this leaves a file that reads back up to here (then -ENODATA). Create
+ * flushes the header. After a failed write, close cuts the file back to
+ * the last flush, so that it reads back up to there.
  */
 int datafile__flush(struct lp_datafile *f);
+/* Writer: the events that read back after a failure (those of the last flush). */
+u64 datafile__nr_flushed(const struct lp_datafile *f);
 
 /*
  * Open for reading; fills @h (may be NULL). 0, -errno from open/read,

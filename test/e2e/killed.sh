@@ -15,3 +15,21 @@ if [ $rc != 0 ] && grep -q 'truncated data file' "$TMP/k.err" && [ "$n" -ge 10 ]
 else
 	fail "SIGKILLed record reads back" "exit $rc, $n samples: $(head -c 300 "$TMP/k.err")"
 fi
+
+# A full disk: the recording reads back up to its last flush, exactly as many
+# events as the error says (a small tmpfs stands for the disk).
+mkdir -p "$TMP/small"
+if mount -t tmpfs -o size=512k tmpfs "$TMP/small" 2> /dev/null; then
+	"$LOCIPROF" record -q -o "$TMP/small/x.data" "$MB/false-sharing" --threads 2 --iters 200000000 \
+		> /dev/null 2> "$TMP/full.err"; rc=$?
+	said=$(sed -n 's/.*reads back up to its last flush: \([0-9]*\) of [0-9]* events.*/\1/p' "$TMP/full.err")
+	n=$("$LOCIPROF" script -i "$TMP/small/x.data" --no-symbols 2> "$TMP/full2.err" | wc -l)
+	umount "$TMP/small"
+	if [ $rc = 128 ] && [ -n "$said" ] && [ "$n" = "$said" ] && [ "$n" -gt 0 ]; then
+		ok "full disk: exit 128, and the file reads back the $n events the error promised"
+	else
+		fail "full disk reads back to the last flush" "exit $rc, said '$said', read $n: $(head -c 200 "$TMP/full.err")"
+	fi
+else
+	skip "full disk" "cannot mount a small tmpfs here (needs root)"
+fi

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -636,17 +638,20 @@ LP_TEST(test_datafile_buffers_and_flushes, "datafile: writes are buffered; flush
 	struct lp_event ev[8], got;
 	struct lp_datafile *f, *r;
 	struct stat st;
+	off_t hdr_size;
 	int i, ret, n = 0;
 
 	fill_header(h);
 	make_events(ev);
 	TEST_ASSERT(datafile__create(&f, path, h) == 0, "create");
+	TEST_ASSERT(stat(path, &st) == 0 && st.st_size > 16, "the header is not flushed at create");
+	hdr_size = st.st_size;
 	for (i = 0; i < 800; i++)
 		TEST_ASSERT(datafile__write(f, &ev[i % 8]) == 0, "write %d", i);
-	TEST_ASSERT(stat(path, &st) == 0 && st.st_size == 16,
+	TEST_ASSERT(stat(path, &st) == 0 && st.st_size == hdr_size,
 		    "800 events must still be buffered: size %lld", (long long)st.st_size);
 	TEST_ASSERT(datafile__flush(f) == 0, "flush");
-	TEST_ASSERT(stat(path, &st) == 0 && st.st_size > 16, "flushed");
+	TEST_ASSERT(stat(path, &st) == 0 && st.st_size > hdr_size, "flushed");
 	ret = datafile__open(&r, path, h);
 	TEST_ASSERT(ret == 0, "open flushed prefix: %s", datafile__strerror(ret));
 	while ((ret = datafile__read(r, &got)) > 0)
@@ -666,6 +671,46 @@ LP_TEST(test_datafile_buffers_and_flushes, "datafile: writes are buffered; flush
 		snprintf(old, sizeof(old), "%s.old", path);
 		unlink(old);
 	}
+	return TEST_OK;
+}
+
+/* The test runs in a child of its own: a file size limit stands for a full disk. */
+LP_TEST(test_datafile_full_disk_reads_to_last_flush, "datafile: after a failed write the file reads back up to its last flush")
+{
+	const char *path = tmp_path("full");
+	struct lp_data_header *h = malloc(sizeof(*h));
+	struct rlimit rl = { 40000, 40000 };
+	struct lp_event ev[8], got;
+	struct lp_datafile *f, *r;
+	u64 flushed = 0, written = 0;
+	int i, ret, n = 0, err = 0;
+
+	fill_header(h);
+	make_events(ev);
+	signal(SIGXFSZ, SIG_IGN);	/* write(2) then fails with EFBIG */
+	TEST_ASSERT(setrlimit(RLIMIT_FSIZE, &rl) == 0, "setrlimit");
+	TEST_ASSERT(datafile__create_flags(&f, path, h, 0) == 0, "create");
+	for (i = 0; i < 200000 && !err; i++) {
+		ev[i % 8].sample.time = i;	/* every event differs: no compression either */
+		err = datafile__write(f, &ev[i % 8]);
+		if (!err && i % 200 == 199)
+			err = datafile__flush(f);
+	}
+	TEST_ASSERT(err == -EFBIG, "the size limit did not stop the writes: %d", err);
+	flushed = datafile__nr_flushed(f);
+	written = datafile__nr_events(f);
+	TEST_ASSERT(datafile__close(f) == -EFBIG, "close reports the failure");
+	TEST_ASSERT(flushed > 0 && flushed < written, "flushed %llu of %llu",
+		    (unsigned long long)flushed, (unsigned long long)written);
+	ret = datafile__open(&r, path, h);
+	TEST_ASSERT(ret == 0, "open: %s", datafile__strerror(ret));
+	while ((ret = datafile__read(r, &got)) > 0)
+		n++;
+	datafile__close(r);
+	TEST_ASSERT(ret == -ENODATA && (u64)n == flushed, "ret %d after %d events, %llu flushed",
+		    ret, n, (unsigned long long)flushed);
+	free(h);
+	unlink(path);
 	return TEST_OK;
 }
 
