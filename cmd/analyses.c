@@ -186,6 +186,14 @@ void analysis__run_info(struct lp_run *run, struct lp_session *s, const char *co
 	run->samples_addr = st->samples_addr;
 	run->cpu_ns = st->cpu_ns;
 	run->sync = session__is_sync(s);
+	run->threads_unmonitored = st->threads_unmonitored;
+}
+
+void analysis__run_warning(const struct lp_run *run, FILE *f)
+{
+	if (run->threads_unmonitored)
+		fprintf(f, "# WARNING: %" PRIu64 " threads could not be monitored: their accesses "
+			"are missing from what follows\n", run->threads_unmonitored);
 }
 
 int analysis__cmd(const struct lp_analysis_desc *d, int argc, char **argv)

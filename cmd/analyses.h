@@ -31,6 +31,7 @@ struct lp_run {
 	u64 samples, samples_addr;
 	u64 cpu_ns;			/* CPU time of the profiled threads */
 	int sync;			/* 1 held, 0 not held, -1 n/a */
+	u64 threads_unmonitored;	/* live: their events could not be opened */
 	const struct lp_topology *topo;	/* the recording machine's, or NULL */
 };
 
@@ -98,6 +99,9 @@ int analysis__output(const struct lp_analysis_desc *d, void *opts, const struct 
 /* The report header of a run (live or replayed session), in one place. */
 struct lp_session;
 void analysis__run_info(struct lp_run *run, struct lp_session *s, const char *command);
+
+/* The report line a run that lost threads starts with (nothing otherwise). */
+void analysis__run_warning(const struct lp_run *run, FILE *f);
 
 /* The data object at @addr in the run's process, as every report names it. */
 void analysis__object_label(const struct lp_run *run, u64 addr, char *buf, size_t len);

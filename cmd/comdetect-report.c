@@ -145,6 +145,7 @@ void comdetect_report__print(const void *view, FILE *f)
 	int i, k, nlines = res->nlines < r->out.top ? res->nlines : r->out.top;
 
 	fprintf(f, "# lociprof comdetect: %s\n", r->run.command ? r->run.command : "");
+	analysis__run_warning(&r->run, f);
 	fprintf(f, "# sampler %s, period %" PRIu64 " %s; %d threads; %" PRIu64
 		" samples, %" PRIu64 " with a data address\n", r->run.sampler, r->run.period,
 		soft_units(r) ? "ns of thread CPU time" : r->run.period_unit, res->nthreads,
@@ -286,6 +287,8 @@ int comdetect_report__json(const void *view, const char *path)
 	json__obj_end(&w);
 	json__double(&w, "false_fraction", res->total_all > 0 ? res->total_false / res->total_all : 0);
 	json__u64(&w, "samples", r->run.samples);
+	if (r->run.threads_unmonitored)
+		json__u64(&w, "threads_unmonitored", r->run.threads_unmonitored);
 	json__u64(&w, "samples_with_address", r->run.samples_addr);
 	json__u64(&w, "cpu_ns", r->run.cpu_ns);
 	json__arr_begin(&w, "lines");

@@ -87,6 +87,8 @@ const struct lp_opt profile_options[] = {
 	{ "verbose", 'v', NULL, "more detail, including per-reason sample counts", LP_OPT_COUNT, PO(verbose) },
 	{ "quiet", 'q', NULL, "print only errors (files asked for are still written)",
 	  LP_OPT_FLAG, PO(quiet) },
+	{ "lost-ok", 0, NULL, "threads that could not be monitored do not fail the\n"
+	  "run (they are still reported)", LP_OPT_FLAG, PO(lost_ok) },
 	{ NULL },
 };
 
@@ -271,8 +273,8 @@ int profile__run(struct lp_session *s)
 	sigaction(SIGTERM, &old_term, NULL);
 	if (err && session__error(s)[0])
 		lp_err("%s", session__error(s));
-	else if (session__error(s)[0])
-		lp_warn("%s", session__error(s));
+	else if (session__error(s)[0] && !session__stats(s)->threads_unmonitored)
+		lp_warn("%s", session__error(s));	/* lost threads: an error, in the stats */
 	return err;
 }
 
@@ -281,8 +283,17 @@ void profile__print_stats(const struct lp_session *s, const struct profile_opts 
 	const struct lp_session_stats *st = session__stats(s);
 	int i;
 
+	if (st->threads_unmonitored)	/* an error: printed even with -q */
+		lp_err("%llu of %llu threads could not be monitored; their accesses are missing "
+		       "from the results (%s)%s", (unsigned long long)st->threads_unmonitored,
+		       (unsigned long long)st->threads, session__error(s),
+		       po->lost_ok ? "" : "; --lost-ok accepts such a run");
 	if (po->quiet)
 		return;
+	if (st->ring_pages < (po->ring_pages ? po->ring_pages : 64))
+		fprintf(stderr, "[ ring buffers shrunk to %d data pages per thread to fit the "
+			"locked-memory budget of perf rings (kernel.perf_event_mlock_kb, ulimit -l) ]\n",
+			st->ring_pages);
 	fprintf(stderr, "[ lociprof: %llu threads, %llu samples, %llu with a data "
 		"address (%.1f%%)",
 		(unsigned long long)st->threads, (unsigned long long)st->samples,
@@ -343,6 +354,9 @@ int profile__exit_code(const struct lp_session *s, const struct profile_opts *po
 {
 	int st = session__wait_status(s);
 
+	/* a run that lost threads fails, unless the program failed first */
+	if (session__stats(s)->threads_unmonitored && !po->lost_ok && !session__exit_code(s))
+		return 128;
 	if (st < 0 || !WIFSIGNALED(st) || po->quiet)
 		return session__exit_code(s);
 	/* like perf record: a forked program does not outlive lociprof's Ctrl-C */

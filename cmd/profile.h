@@ -24,6 +24,7 @@ struct profile_opts {
 	int ldlat;
 	int verbose;
 	int quiet;
+	int lost_ok;		/* threads that could not be monitored do not fail the run */
 };
 
 /* Options every profiling command takes (record, comdetect, reuse), less -o. */

@@ -172,6 +172,7 @@ void reuse_report__print(const void *view, FILE *f)
 	fprintf(f, "# lociprof reuse: %s\n", r->run.command ? r->run.command : "");
 	fprintf(f, "# mode %s; granularity %s: stack (LRU) distances in %s\n",
 		mode_desc(res), res->gran == REUSE_GRAN_LINE ? "line" : "address", gran_unit(res));
+	analysis__run_warning(&r->run, f);
 	if (r->exact)
 		fprintf(f, "# exact reuse distances of every access in the trace (no sampling)\n");
 	else
@@ -452,6 +453,8 @@ int reuse_report__json(const void *view, const char *path)
 	json__u64(&w, "cross_thread", res->cross_thread);
 	json__double(&w, "invalidation_fraction", inval_frac(res));
 	json__u64(&w, "samples", r->run.samples);
+	if (r->run.threads_unmonitored)
+		json__u64(&w, "threads_unmonitored", r->run.threads_unmonitored);
 	json__u64(&w, "samples_with_address", r->run.samples_addr);
 	json__u64(&w, "watches", res->stats.samples_used);
 	json__u64(&w, "watches_replaced", res->stats.replaced);

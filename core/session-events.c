@@ -407,7 +407,22 @@ static int open_events(struct lp_session *s, struct thread *t)
 			goto out_close;
 		}
 	}
-	err = ring__mmap(&t->ring, t->fds[0], s->opts.ring_pages);
+	/*
+	 * EPERM here is the locked-memory budget of perf rings
+	 * (kernel.perf_event_mlock_kb per CPU, then RLIMIT_MEMLOCK): smaller
+	 * rings keep later threads monitored, drained as often.
+	 */
+	for (;;) {
+		err = ring__mmap(&t->ring, t->fds[0], s->ring_pages);
+		if (err != -EPERM || s->ring_pages == 1)
+			break;
+		s->ring_pages /= 2;
+		s->stats.ring_pages = s->ring_pages;
+	}
+	if (err == -EPERM) {
+		err = -ENOBUFS;	/* not a permission: the budget is spent */
+		goto out_close;
+	}
 	if (err)
 		goto out_close;
 	t->has_ring = 1;
@@ -452,6 +467,25 @@ int sess_emit_mmap(void *arg, const struct lp_mmap *m)
 }
 
 /* The thread is in a ptrace stop and has not run code we should miss. */
+/* What to raise when even a one-page ring does not fit. */
+static void ring_budget_msg(char *buf, size_t len)
+{
+	unsigned long long kb = 0;
+	struct rlimit rl;
+	FILE *f = fopen("/proc/sys/kernel/perf_event_mlock_kb", "re");
+
+	if (f) {
+		if (fscanf(f, "%llu", &kb) != 1)
+			kb = 0;
+		fclose(f);
+	}
+	getrlimit(RLIMIT_MEMLOCK, &rl);
+	snprintf(buf, len, "no locked memory left for its perf ring buffer "
+		 "(kernel.perf_event_mlock_kb is %llu KiB per CPU, then ulimit -l %llu KiB): "
+		 "raise kernel.perf_event_mlock_kb (as root) or ulimit -l",
+		 kb, rl.rlim_cur == RLIM_INFINITY ? 0ull : (unsigned long long)rl.rlim_cur / 1024);
+}
+
 void sess_thread_setup(struct lp_session *s, struct thread *t)
 {
 	int err;
@@ -466,7 +500,11 @@ void sess_thread_setup(struct lp_session *s, struct thread *t)
 	if (err) {
 		char buf[256];
 
-		perf__strerror(-err, &s->attrs[0], s->opts.fac->name, buf, sizeof(buf));
+		s->stats.threads_unmonitored++;
+		if (err == -ENOBUFS)
+			ring_budget_msg(buf, sizeof(buf));
+		else
+			perf__strerror(-err, &s->attrs[0], s->opts.fac->name, buf, sizeof(buf));
 		if (!s->err[0] || s->opts.verbose)
 			sess_seterr(s, "thread %d: %s", t->tid, buf);
 		if (s->opts.verbose)

@@ -159,6 +159,62 @@ void sess_flush_pending(struct lp_session *s)
 
 /* ---- public ------------------------------------------------------------- */
 
+/* First integer of @path, or @dflt. */
+static long long read_ll(const char *path, long long dflt)
+{
+	long long v = dflt;
+	FILE *f = fopen(path, "re");
+
+	if (f) {
+		if (fscanf(f, "%lld", &v) != 1)
+			v = dflt;
+		fclose(f);
+	}
+	return v;
+}
+
+/* CAP_IPC_LOCK in our effective set: perf rings then lock memory freely. */
+static int can_lock_memory(void)
+{
+	char line[256];
+	unsigned long long eff = 0;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &eff) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return !!(eff & (1ull << 14));	/* CAP_IPC_LOCK */
+}
+
+/*
+ * The default ring size: DEFAULT_RING_PAGES, or for a user without
+ * CAP_IPC_LOCK the largest that lets RING_BUDGET_THREADS threads share the
+ * locked-memory budget of perf rings (kernel.perf_event_mlock_kb per online
+ * CPU, then RLIMIT_MEMLOCK); open_events halves it further if it runs out.
+ */
+#define RING_BUDGET_THREADS 64
+
+static int budget_ring_pages(void)
+{
+	long page = sysconf(_SC_PAGESIZE), cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	long long budget, per;
+	struct rlimit rl;
+	int pages = DEFAULT_RING_PAGES;
+
+	if (can_lock_memory() || read_ll("/proc/sys/kernel/perf_event_paranoid", 2) < 0 ||
+	    page <= 0 || cpus <= 0)
+		return pages;
+	budget = read_ll("/proc/sys/kernel/perf_event_mlock_kb", 516) * 1024 / page * cpus;
+	if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		budget += (long long)(rl.rlim_cur / (rlim_t)page);
+	per = budget / RING_BUDGET_THREADS;	/* pages per thread, metadata page included */
+	while (pages > 1 && pages + 1 > per)
+		pages /= 2;
+	return pages;
+}
+
 int session__new(struct lp_session **out, const struct lp_session_opts *opts)
 {
 	struct lp_session *s;
@@ -175,7 +231,9 @@ int session__new(struct lp_session **out, const struct lp_session_opts *opts)
 	if (s->opts.nslots <= 0 || s->opts.nslots > LP_MAX_SLOTS)
 		s->opts.nslots = LP_MAX_SLOTS;
 	if (s->opts.ring_pages <= 0)
-		s->opts.ring_pages = DEFAULT_RING_PAGES;
+		s->opts.ring_pages = budget_ring_pages();
+	s->ring_pages = s->opts.ring_pages;
+	s->stats.ring_pages = s->ring_pages;
 	s->wait_status = -1;
 	s->epfd = s->sigfd = s->exec_errno_fd = -1;
 	s->opts.sampling.sigtrap = s->opts.sync;

@@ -45,6 +45,8 @@ struct lp_session_stats {
 	u64 throttled;
 	u64 threads;			/* threads seen */
 	u64 threads_lost;		/* listed but no longer traced (lost exit) */
+	u64 threads_unmonitored;	/* traced, but their events could not be opened */
+	int ring_pages;			/* data pages of the last rings mapped */
 	u64 max_live_threads;
 	u64 events;			/* events dispatched */
 	u64 cpu_ns;			/* CPU time of the threads that exited */
