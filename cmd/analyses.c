@@ -46,6 +46,8 @@ static const struct lp_opt output_opts[] = {
 	{ "csv", 0, "DIR", "write the matrices as CSV files", LP_OPT_STR, OUT(csv), .flags = LP_OPT_RPT },
 	{ "svg", 0, "DIR", NULL, LP_OPT_STR, OUT(svg), .flags = LP_OPT_RPT },
 	{ "stdio", 0, NULL, "plain text, no colours", LP_OPT_CLEAR, OUT(color), .flags = LP_OPT_RPT },
+	{ "report", 0, "FILE", "write the text report to FILE, not to stdout (which\n"
+	  "the program shares)", LP_OPT_STR, OUT(report), .flags = LP_OPT_RPT },
 	{ NULL },
 };
 
@@ -91,8 +93,22 @@ int analysis__output(const struct lp_analysis_desc *d, void *opts, const struct 
 		return 128;
 	}
 	view = d->view(opts, run, &out);
-	if (!out.quiet && (!out.json || strcmp(out.json, "-")))
-		d->print(view, stdout);
+	if (out.report) {
+		FILE *f = fopen(out.report, "w");
+
+		if (f) {
+			d->print(view, f);
+			err = fclose(f) ? -errno : 0;
+		} else {
+			err = -errno;
+		}
+		if (err) {
+			lp_err("cannot write '%s': %s", out.report, strerror(-err));
+			ret = 128;
+		}
+	} else if (!out.quiet && (!out.json || strcmp(out.json, "-"))) {
+		d->print(view, out.report_stderr ? stderr : stdout);
+	}
 	if (out.json && (err = d->json(view, out.json))) {
 		lp_err("cannot write '%s': %s", out.json, strerror(-err));
 		ret = 128;
@@ -196,6 +212,17 @@ void analysis__run_warning(const struct lp_run *run, FILE *f)
 			"are missing from what follows\n", run->threads_unmonitored);
 }
 
+/* Where stdout is in a regular file, -1 for a terminal, a pipe or anything else. */
+static off_t stdout_offset(void)
+{
+	struct stat st;
+
+	fflush(stdout);
+	if (fstat(STDOUT_FILENO, &st) || !S_ISREG(st.st_mode))
+		return -1;
+	return lseek(STDOUT_FILENO, 0, SEEK_CUR);
+}
+
 int analysis__cmd(const struct lp_analysis_desc *d, int argc, char **argv)
 {
 	struct lp_opt outbuf[8];
@@ -208,6 +235,7 @@ int analysis__cmd(const struct lp_analysis_desc *d, int argc, char **argv)
 	struct lp_run run;
 	struct lp_session *s;
 	char pidbuf[32], *command;
+	off_t stdout_at;
 	void *opts;
 	int ng, code, ret;
 
@@ -234,6 +262,7 @@ int analysis__cmd(const struct lp_analysis_desc *d, int argc, char **argv)
 	if (topology__read(topo, NULL) == 0)
 		run.topo = topo;
 	po.nslots = d->nslots(opts);
+	stdout_at = stdout_offset();
 	s = profile__start(&po, argc - optind, argv + optind, d->default_sync);
 	run.syms = symbols__new();
 	an = d->new(opts, &run);
@@ -258,6 +287,14 @@ int analysis__cmd(const struct lp_analysis_desc *d, int argc, char **argv)
 	snprintf(pidbuf, sizeof(pidbuf), "pid %d", po.pid);
 	command = po.pid > 0 ? strdup(pidbuf) : profile__join_args(argc - optind, argv + optind);
 	analysis__run_info(&run, s, command);
+	if (!out.report && !out.quiet && po.pid <= 0 && stdout_at >= 0 &&
+	    stdout_offset() > stdout_at) {
+		/* the program's output is in that file: appending the report would spoil it */
+		if (!po.quiet)
+			fprintf(stderr, "[ lociprof: the program wrote to stdout (a file): the report "
+				"follows on stderr; --report FILE puts it in a file ]\n");
+		out.report_stderr = 1;
+	}
 	ret = analysis__output(d, opts, &run, &out);
 	d->delete(opts);
 	symbols__delete(run.syms);

@@ -40,6 +40,8 @@ struct lp_output {
 	int top;			/* -1 until given: the analysis's default */
 	int color;
 	const char *json, *csv, *svg;	/* NULL: not asked for */
+	const char *report;		/* the text report to this file, not stdout */
+	int report_stderr;		/* ... or to stderr */
 	int quiet;			/* no terminal report */
 };
 
@@ -88,7 +90,7 @@ int analysis__cmd(const struct lp_analysis_desc *d, int argc, char **argv);
 /* Its -h text (lociprof help NAME). */
 void analysis__usage(const struct lp_analysis_desc *d, FILE *f);
 
-/* The output options (--top, --json, [--csv], [--svg], --stdio) in @buf (>= 6 rows). */
+/* The output options (--top, --json, [--csv], [--svg], --stdio, --report) in @buf (>= 7 rows). */
 const struct lp_opt *analysis__output_opts(const char *top_help, int csv, const char *svg_help,
 					   struct lp_opt *buf);
 void analysis__output_init(struct lp_output *out);

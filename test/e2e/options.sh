@@ -86,3 +86,13 @@ if [ -n "$cpu" ] && python3 -c "import sys; sys.exit(0 if 0.3 < float('$cpu') < 
 else
 	fail "-p counts CPU time from the attach" "'$cpu' s: $(grep 'CPU time' "$TMP/p.err")"
 fi
+
+# the program's stdout is its own: a report never lands in a file the program wrote
+"$LOCIPROF" comdetect head -c 100000 /dev/zero > "$TMP/prog.out" 2> "$TMP/prog.err"; rc=$?
+size=$(stat -c %s "$TMP/prog.out"); zeros=$(tr -d '\0' < "$TMP/prog.out" | wc -c)
+[ $rc = 0 ] && [ "$size" = 100000 ] && [ "$zeros" = 0 ] && grep -q '^# lociprof comdetect: head' "$TMP/prog.err" &&
+	ok "comdetect: the program's stdout file holds only its output; the report went to stderr" ||
+	fail "program stdout untouched" "exit $rc, $size bytes, $zeros not from the program"
+"$LOCIPROF" comdetect --report "$TMP/rep.txt" head -c 1000 /dev/zero > "$TMP/prog.out" 2> /dev/null; rc=$?
+[ $rc = 0 ] && [ "$(stat -c %s "$TMP/prog.out")" = 1000 ] && grep -q 'Top cache lines' "$TMP/rep.txt" &&
+	ok "--report FILE: the text report in FILE, stdout the program's" || fail "--report FILE" "exit $rc"
