@@ -172,6 +172,11 @@ static void print_event(struct lp_symbols *syms, const struct lp_event *ev)
 		print_time(ev->counter.time);
 		printf(": %-12s %" PRIu64, name, ev->counter.value);
 		break;
+	case LP_EV_EXEC:
+		printf("%7u/%-7u       ", ev->exec.pid, ev->exec.tid);
+		print_time(ev->exec.time);
+		printf(": %-12s %s", name, ev->exec.filename[0] ? ev->exec.filename : "?");
+		break;
 	default:
 		printf("unknown event type %u", ev->type);
 		break;

@@ -301,6 +301,15 @@ int datafile__put_event(struct wb *w, const struct lp_event *ev)
 		wb_u64(w, e->running_ns);
 		break;
 	}
+	case LP_EV_EXEC: {
+		const struct lp_exec *e = &ev->exec;
+
+		wb_u64(w, e->time);
+		wb_u32(w, e->pid);
+		wb_u32(w, e->tid);
+		wb_str(w, e->filename, sizeof(e->filename) - 1);
+		break;
+	}
 	default:
 		return -EINVAL;
 	}
@@ -418,6 +427,15 @@ int datafile__get_event(struct rd *r, u32 type, struct lp_event *ev)
 		e->value = rd_u64(r);
 		e->enabled_ns = rd_u64(r);
 		e->running_ns = rd_u64(r);
+		break;
+	}
+	case LP_EV_EXEC: {
+		struct lp_exec *e = &ev->exec;
+
+		e->time = rd_u64(r);
+		e->pid = rd_u32(r);
+		e->tid = rd_u32(r);
+		rd_str(r, e->filename, sizeof(e->filename));
 		break;
 	}
 	default:

@@ -21,4 +21,5 @@ const char *const lp_event_names[LP_EV__MAX] = {
 	[LP_EV_ACTION] = "action",
 	[LP_EV_LOST] = "lost",
 	[LP_EV_COUNTER] = "counter",
+	[LP_EV_EXEC] = "exec",
 };

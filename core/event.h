@@ -114,6 +114,13 @@ struct lp_counter {
 	u64 enabled_ns, running_ns;
 };
 
+/* A process replaced its program (execve): the events after it are the new one's. */
+struct lp_exec {
+	u64 time;
+	u32 pid, tid;
+	char filename[256];	/* the new program, /proc/PID/exe */
+};
+
 enum lp_action_op {
 	LP_ACT_ARM = 1,		/* arm (or move) watchpoint slot on tid */
 	LP_ACT_DISARM = 2,
@@ -140,6 +147,7 @@ enum lp_event_type {
 	LP_EV_ACTION,
 	LP_EV_LOST,
 	LP_EV_COUNTER,
+	LP_EV_EXEC,		/* since data file 1.3 */
 	LP_EV__MAX
 };
 
@@ -156,6 +164,7 @@ struct lp_event {
 		struct lp_action action;
 		struct lp_lost lost;
 		struct lp_counter counter;
+		struct lp_exec exec;
 	};
 };
 

@@ -173,6 +173,24 @@ static void resume(pid_t tid, int sig)
 	ptrace(PTRACE_CONT, tid, 0, (long)sig);
 }
 
+/* The exec marker: what follows in @t's process is the new program's. */
+static void emit_exec(struct lp_session *s, struct thread *t)
+{
+	struct lp_event ev;
+	char path[64];
+	ssize_t n;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.type = LP_EV_EXEC;
+	ev.exec.time = sess_now_ns();
+	ev.exec.pid = t->proc->pid;
+	ev.exec.tid = t->tid;
+	snprintf(path, sizeof(path), "/proc/%d/exe", t->proc->pid);
+	n = readlink(path, ev.exec.filename, sizeof(ev.exec.filename) - 1);
+	ev.exec.filename[n > 0 ? n : 0] = '\0';
+	sess_dispatch(s, &ev);
+}
+
 static void handle_exec(struct lp_session *s, struct thread *t)
 {
 	int i;
@@ -197,6 +215,8 @@ static void handle_exec(struct lp_session *s, struct thread *t)
 	}
 	if (s->opts.fac->flush)
 		s->opts.fac->flush(&t->proc->dctx);
+	if (s->exec_seen)	/* not lociprof's own exec of the program */
+		emit_exec(s, t);
 	t->state = TS_NEW;
 	s->exec_seen = 1;
 	symbols__read_proc_maps(t->proc->pid, sess_emit_mmap, s);

@@ -133,3 +133,11 @@ if [ $rc = 0 ] && [ "$n" -gt 50 ] && [ "$starts" = 3 ]; then
 else
 	fail "exec is followed" "exit $rc, $n samples in region0/1, $starts thread starts (want 3)"
 fi
+
+# --- an exec inside the program is marked: exit, exec with the new program, start
+"$LOCIPROF" record -q -o "$TMP/exec.data" sh -c 'exec /bin/true' 2> /dev/null
+seq=$("$LOCIPROF" script -i "$TMP/exec.data" --no-symbols | awk '{for (i = 1; i <= NF; i++) if ($i ~ /^(thread-start|thread-exit|exec)$/) { printf "%s ", $i; if ($i == "exec") printf "%s ", $(i + 1) } }')
+case "$seq" in
+"thread-start thread-exit exec "*"/true thread-start thread-exit ") ok "exec marked between the old program's exit and the new one's start: $seq" ;;
+*) fail "exec marker" "events: $seq" ;;
+esac

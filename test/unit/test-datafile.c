@@ -117,6 +117,9 @@ static int event_equal(const struct lp_event *a, const struct lp_event *b)
 		return !memcmp(&a->lost, &b->lost, sizeof(a->lost));
 	case LP_EV_COUNTER:
 		return !memcmp(&a->counter, &b->counter, sizeof(a->counter));
+	case LP_EV_EXEC:
+		return a->exec.time == b->exec.time && a->exec.pid == b->exec.pid &&
+		       a->exec.tid == b->exec.tid && !strcmp(a->exec.filename, b->exec.filename);
 	}
 	return 0;
 }
@@ -254,7 +257,7 @@ LP_TEST(test_datafile_wire_format, "datafile: preamble and a LOST record are lai
 {
 	static const unsigned char want_pre[16] = {
 		'L', 'O', 'C', 'I', 'P', 'R', 'O', 'F',
-		0x02, 0x00, 0x01, 0x00,		/* version 1.2: 0x00010002 */
+		0x03, 0x00, 0x01, 0x00,		/* version 1.3: 0x00010003 */
 		0x00, 0x00, 0x00, 0x00,		/* flags: raw */
 	};
 	static const unsigned char want_lost[8 + 32] = {
@@ -284,11 +287,11 @@ LP_TEST(test_datafile_wire_format, "datafile: preamble and a LOST record are lai
 	TEST_ASSERT(len >= off + sizeof(want_lost), "len %zu", len);
 	TEST_ASSERT(!memcmp(b + off, want_lost, sizeof(want_lost)), "lost record bytes");
 	off += sizeof(want_lost);
-	/* end record: type 0x8001, u64 total 1, u32 8 types, counts (lost = 1) */
+	/* end record: type 0x8001, u64 total 1, u32 9 types, counts (lost = 1) */
 	TEST_ASSERT(b[off] == 0x01 && b[off + 1] == 0x80, "end type");
-	TEST_ASSERT(b[off + 8] == 1 && b[off + 16] == 8, "total 1, 8 types: %d", b[off + 16]);
+	TEST_ASSERT(b[off + 8] == 1 && b[off + 16] == 9, "total 1, 9 types: %d", b[off + 16]);
 	TEST_ASSERT(b[off + 20 + 8 * (LP_EV_LOST - 1)] == 1, "lost count");
-	TEST_ASSERT(len == off + 8 + 12 + 8 * 8, "nothing after the end record");
+	TEST_ASSERT(len == off + 8 + 12 + 8 * 9, "nothing after the end record");
 	free(b);
 	unlink(path);
 	return TEST_OK;
@@ -829,6 +832,41 @@ LP_TEST(test_datafile_bounds_cpu, "datafile: an event naming a CPU beyond any ma
 		n++;
 	datafile__close(f);
 	TEST_ASSERT(ret == 0 && n == 8, "unknown cpu: ret %d, %d events", ret, n);
+	unlink(path);
+	return TEST_OK;
+}
+
+LP_TEST(test_datafile_exec_roundtrip, "datafile: an EXEC record round-trips between other events")
+{
+	const char *path = tmp_path("exec");
+	struct lp_event ev[8], got[9], ex;
+	struct lp_datafile *f;
+	int i, n = 0, ret;
+
+	make_events(ev);
+	memset(&ex, 0, sizeof(ex));
+	ex.type = LP_EV_EXEC;
+	ex.exec.time = 123456789;
+	ex.exec.pid = 4242;
+	ex.exec.tid = 4243;
+	strcpy(ex.exec.filename, "/usr/bin/true");
+	{
+		struct lp_event all[9];
+
+		memcpy(all, ev, 4 * sizeof(*ev));
+		all[4] = ex;
+		memcpy(all + 5, ev + 4, 4 * sizeof(*ev));
+		TEST_ASSERT(write_file(path, LP_DATA_F_ZSTD, all, 9) == 0, "write");
+		TEST_ASSERT(datafile__open(&f, path, NULL) == 0, "open");
+		while (n < 9 && (ret = datafile__read(f, &got[n])) > 0)
+			n++;
+		ret = datafile__read(f, &got[0]);
+		datafile__close(f);
+		TEST_ASSERT(n == 9 && ret == 0, "%d events, end %d", n, ret);
+		TEST_ASSERT(event_equal(&got[4], &ex), "the exec record differs");
+		for (i = 0; i < 9; i++)
+			TEST_ASSERT(i == 4 || got[i].type != LP_EV_EXEC, "event %d", i);
+	}
 	unlink(path);
 	return TEST_OK;
 }
