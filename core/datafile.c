@@ -52,6 +52,8 @@ struct lp_datafile {
 	size_t inbuf_cap;
 	int in_eof;			/* no more input will come */
 	int frame_done;			/* last zstd call ended a frame */
+	int verify;			/* 1.3+: records come only from checked frames */
+	size_t vpos;			/* buf up to here is in frames whose checksum held */
 	/* reader output: decoded stream window [rpos, wpos) of buf */
 	unsigned char *buf;
 	size_t rpos, wpos, cap;
@@ -125,7 +127,8 @@ static int stream_put(struct lp_datafile *f, const void *p, size_t len)
 		f->ilen += n;
 		b += n;
 		len -= n;
-		if (f->ilen == CHUNK && drain(f, ZSTD_e_continue))
+		/* a frame per chunk: its checksum catches damage where it starts */
+		if (f->ilen == CHUNK && drain(f, ZSTD_e_end))
 			return f->err;
 	}
 	return 0;
@@ -276,7 +279,7 @@ int datafile__flush(struct lp_datafile *f)
 
 	if (!f->writing)
 		return -EBADF;
-	err = drain(f, ZSTD_e_flush);
+	err = f->ilen ? drain(f, ZSTD_e_end) : f->err;	/* every frame is closed */
 	if (!err) {		/* a reader gets every event up to here */
 		f->good_off = f->off;
 		f->good_events = f->nevents;
@@ -393,6 +396,8 @@ static int fill(struct lp_datafile *f)
 				f->frame_done = zr == 0;
 			f->in_pos = in.pos;
 			f->wpos += out.pos;
+			if (zr == 0)	/* the frame ended and its checksum held */
+				f->vpos = f->wpos;
 			if (out.pos)
 				return 1;
 			/* No output: zstd needs input; stop if there is none. */
@@ -400,6 +405,12 @@ static int fill(struct lp_datafile *f)
 				return 0;
 		}
 	}
+}
+
+/* Decoded bytes a record may come from: in 1.3+ files, checked frames only. */
+static size_t avail(const struct lp_datafile *f)
+{
+	return (f->verify ? f->vpos : f->wpos) - f->rpos;
 }
 
 /*
@@ -410,17 +421,19 @@ static int need(struct lp_datafile *f, size_t n)
 {
 	int ret;
 
-	while (f->wpos - f->rpos < n) {
-		if (f->rpos && f->cap - f->rpos < n + 4096) {
+	while (avail(f) < n) {
+		/* room to decode into: at least a page beyond wpos, n beyond rpos */
+		if (f->rpos && (f->cap - f->rpos < n + 4096 || f->cap - f->wpos < 4096)) {
 			memmove(f->buf, f->buf + f->rpos, f->wpos - f->rpos);
 			f->wpos -= f->rpos;
+			f->vpos = f->vpos > f->rpos ? f->vpos - f->rpos : 0;
 			f->rpos = 0;
 		}
-		if (f->cap - f->rpos < n) {
+		if (f->cap - f->rpos < n || f->cap - f->wpos < 4096) {
 			size_t cap = f->cap * 2;
 			unsigned char *b;
 
-			while (cap - f->rpos < n)
+			while (cap - f->rpos < n || cap - f->wpos < 4096)
 				cap *= 2;
 			b = realloc(f->buf, cap);
 			if (!b)
@@ -555,6 +568,7 @@ static int open_finish(struct lp_datafile *f, struct lp_data_header *h, u32 vers
 		h = tmp;
 	}
 	memset(h, 0, sizeof(*h));
+	f->verify = (f->flags & LP_DATA_F_ZSTD) && (version & 0xffff) >= 3;
 	err = reader_start(f, h);
 	h->version = version;
 	h->flags = f->flags;

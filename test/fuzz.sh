@@ -19,7 +19,7 @@ FUZZ_TIME=${FUZZ_TIME:-60}
 FUZZ_OUT=${FUZZ_OUT:-/tmp/lociprof-fuzz}
 case $FUZZ_OUT in /*) ;; *) FUZZ_OUT="$(pwd)/$FUZZ_OUT" ;; esac
 FUZZ_JOBS=${FUZZ_JOBS:-1}
-SRC="core/datafile.c"
+SRC="core/datafile.c core/datafile-codec.c"
 CFLAGS_F="-g -O1 -std=gnu11 -D_GNU_SOURCE -I. -fno-omit-frame-pointer"
 
 mkdir -p "$FUZZ_OUT/seeds" "$FUZZ_OUT/corpus" "$FUZZ_OUT/artifacts" || exit 2

@@ -33,3 +33,22 @@ if mount -t tmpfs -o size=512k tmpfs "$TMP/small" 2> /dev/null; then
 else
 	skip "full disk" "cannot mount a small tmpfs here (needs root)"
 fi
+
+# A byte flipped inside the compressed stream: the reader stops at the frame
+# it is in, and every event it printed before is the original's.
+"$LOCIPROF" comdetect -q -o "$TMP/fl.data" "$MB/false-sharing" --threads 2 --iters 20000000 2> /dev/null
+"$LOCIPROF" script -i "$TMP/fl.data" --no-symbols > "$TMP/fl.orig" 2> /dev/null
+size=$(stat -c %s "$TMP/fl.data"); bad=0
+for off in 1000 $((size / 3)) $((size / 2)) $((size * 3 / 4)); do
+	python3 -c "
+import sys
+b = bytearray(open(sys.argv[1], 'rb').read()); b[int(sys.argv[2])] ^= 0x10
+open(sys.argv[3], 'wb').write(b)" "$TMP/fl.data" $off "$TMP/fl2.data"
+	"$LOCIPROF" script -i "$TMP/fl2.data" --no-symbols > "$TMP/fl2.txt" 2> "$TMP/fl2.err"; rc=$?
+	n=$(wc -l < "$TMP/fl2.txt")
+	if [ $rc != 1 ] || ! grep -q 'corrupt data file' "$TMP/fl2.err" || ! head -n "$n" "$TMP/fl.orig" | cmp -s - "$TMP/fl2.txt"; then
+		bad=1; why="offset $off of $size: exit $rc, $n events, $(head -c 150 "$TMP/fl2.err")"
+	fi
+done
+[ $bad = 0 ] && ok "a flipped byte (4 places) is reported as corrupt, and no altered event is printed" ||
+	fail "flipped byte detected where it starts" "$why"

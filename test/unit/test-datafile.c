@@ -124,7 +124,9 @@ static int event_equal(const struct lp_event *a, const struct lp_event *b)
 	return 0;
 }
 
-static int write_file(const char *path, u32 flags, const struct lp_event *ev, int n)
+/* @every > 0: flush every @every events, as the recorder does once a second. */
+static int write_file_flushing(const char *path, u32 flags, const struct lp_event *ev, int n,
+			       int every)
 {
 	struct lp_data_header *h = malloc(sizeof(*h));
 	struct lp_datafile *f;
@@ -137,12 +139,19 @@ static int write_file(const char *path, u32 flags, const struct lp_event *ev, in
 		return err;
 	for (i = 0; i < n; i++) {
 		err = datafile__write(f, &ev[i]);
+		if (!err && every && i % every == every - 1)
+			err = datafile__flush(f);
 		if (err) {
 			datafile__close(f);
 			return err;
 		}
 	}
 	return datafile__close(f);
+}
+
+static int write_file(const char *path, u32 flags, const struct lp_event *ev, int n)
+{
+	return write_file_flushing(path, flags, ev, n, 0);
 }
 
 static unsigned char *slurp(const char *path, size_t *len)
@@ -469,7 +478,8 @@ LP_TEST_TIMEOUT(test_datafile_truncated, "datafile: a file cut anywhere gives EN
 		if (ev[i].type == LP_EV_SAMPLE)
 			ev[i].sample.time += i;	/* distinct */
 	for (m = 0; m < 2; m++) {
-		TEST_ASSERT(write_file(path, modes[m], ev, 400) == 0, "write");
+		/* frames of 50 events: a cut loses the frame it falls in, no more */
+		TEST_ASSERT(write_file_flushing(path, modes[m], ev, 400, 50) == 0, "write");
 		b = slurp(path, &len);
 		TEST_ASSERT(b, "slurp");
 		read_all(b, len, ev, 400, &nread, &res);
@@ -482,6 +492,9 @@ LP_TEST_TIMEOUT(test_datafile_truncated, "datafile: a file cut anywhere gives EN
 				    datafile__strerror(res));
 			/* events before the cut came back, in order, intact */
 			TEST_ASSERT(nread <= 400, "nread");
+			/* compressed: from checked frames only, 50 events each */
+			TEST_ASSERT(!modes[m] || nread % 50 == 0, "cut %zu: %d events, not whole frames",
+				    cut, nread);
 			if (nread > maxread_cut)
 				maxread_cut = nread;
 		}
@@ -868,5 +881,49 @@ LP_TEST(test_datafile_exec_roundtrip, "datafile: an EXEC record round-trips betw
 			TEST_ASSERT(i == 4 || got[i].type != LP_EV_EXEC, "event %d", i);
 	}
 	unlink(path);
+	return TEST_OK;
+}
+
+LP_TEST_TIMEOUT(test_datafile_damage_detected_where_it_starts, "datafile: a flipped byte in a frame stops the reader before any altered event", 120)
+{
+	struct lp_event ev[400], got;
+	const char *path = tmp_path("flip");
+	struct lp_datafile *f;
+	unsigned char *b;
+	size_t len, pos;
+	int i, n, ret, altered = 0, errors = 0, tries = 0;
+
+	for (i = 0; i < 400; i += 8)
+		make_events(ev + i);
+	for (i = 0; i < 400; i++)
+		if (ev[i].type == LP_EV_SAMPLE)
+			ev[i].sample.time += i;
+	TEST_ASSERT(write_file_flushing(path, LP_DATA_F_ZSTD, ev, 400, 50) == 0, "write");
+	b = slurp(path, &len);
+	TEST_ASSERT(b && len > 400, "slurp");
+	/* every 7th byte past the preamble and the header's frame */
+	for (pos = len / 8; pos < len; pos += 7) {
+		b[pos] ^= 0x10;
+		ret = datafile__open_mem(&f, b, len, NULL);
+		if (ret == 0) {
+			n = 0;
+			while ((ret = datafile__read(f, &got)) > 0) {
+				if (n >= 400 || !event_equal(&got, &ev[n]))
+					altered++;
+				n++;
+			}
+			datafile__close(f);
+			errors += ret < 0;
+		} else {
+			errors++;
+		}
+		tries++;
+		b[pos] ^= 0x10;
+	}
+	free(b);
+	unlink(path);
+	TEST_ASSERT(altered == 0, "%d altered events returned as intact over %d flips", altered, tries);
+	/* a flip zstd can ignore (it decodes to the same, checked bytes) is no damage */
+	TEST_ASSERT(tries - errors <= tries / 20, "%d of %d flips went unnoticed", tries - errors, tries);
 	return TEST_OK;
 }
