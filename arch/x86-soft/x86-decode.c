@@ -335,6 +335,118 @@ static u32 decode__written(csh h, const cs_insn *in, const cs_x86 *x)
 	return mask;
 }
 
+/* ---- EVEX (AVX-512) instructions Capstone 4 does not decode ---------- */
+
+/* ModRM/SIB register numbers (with REX/EVEX extension bits) to LP_REG_*. */
+static const u8 gpr_of_enc[16] = {
+	LP_REG_AX, LP_REG_CX, LP_REG_DX, LP_REG_BX, LP_REG_SP, LP_REG_BP, LP_REG_SI, LP_REG_DI,
+	LP_REG_R8, LP_REG_R9, LP_REG_R10, LP_REG_R11, LP_REG_R12, LP_REG_R13, LP_REG_R14, LP_REG_R15,
+};
+
+/* EVEX opcodes that write their memory operand (map 1 = 0F, 2 = 0F38, 3 = 0F3A). */
+static int evex_is_store(int map, u8 op)
+{
+	static const u8 map1[] = { 0x11, 0x13, 0x17, 0x29, 0x2b, 0x7e, 0x7f, 0xd6, 0xe7 };
+	static const u8 map2[] = { 0x8a, 0x8b, 0x63 };
+	static const u8 map3[] = { 0x14, 0x15, 0x16, 0x17, 0x19, 0x1b, 0x1d, 0x39, 0x3b };
+	const u8 *t = map == 1 ? map1 : map == 2 ? map2 : map3;
+	size_t i, n = map == 1 ? sizeof(map1) : map == 2 ? sizeof(map2) : sizeof(map3);
+
+	for (i = 0; i < n; i++)
+		if (t[i] == op)
+			return 1;
+	return 0;
+}
+
+/*
+ * The memory operand of an EVEX instruction from its encoding (Intel SDM
+ * vol. 2, 2.6: 62 P0 P1 P2, opcode, ModRM, [SIB], [disp], [imm8]): glibc's
+ * *_evex string functions use AVX-512 compares Capstone 4 cannot decode. A
+ * disp8 is scaled by N, the bytes the operand covers (full vector, or one
+ * element when EVEX.b broadcasts), which is right for the full-vector
+ * loads, stores and compares those functions use. -EILSEQ if not EVEX.
+ */
+static int evex__decode(const u8 *c, size_t len, u64 ip, struct x86_insn_info *out)
+{
+	u8 p0, p1, p2, op, modrm, mod, rm;
+	int map, vl, imm, b, x, base = -1, index = -1, disp_len = 0;
+	unsigned int bytes;
+	size_t n = 6;
+	s64 disp = 0;
+
+	if (len < 6 || c[0] != 0x62)
+		return -EILSEQ;
+	p0 = c[1];
+	p1 = c[2];
+	p2 = c[3];
+	op = c[4];
+	modrm = c[5];
+	map = p0 & 3;
+	vl = (p2 >> 5) & 3;
+	if ((p0 & 0x0c) || !(p1 & 0x04) || !map || vl == 3)
+		return -EILSEQ;
+	imm = map == 3 || (map == 1 && ((op >= 0x70 && op <= 0x73) || op == 0xc2 ||
+					(op >= 0xc4 && op <= 0xc6)));
+	mod = modrm >> 6;
+	rm = modrm & 7;
+	memset(out, 0, sizeof(*out));
+	out->ip = ip;
+	out->base = out->index = out->bitreg = X86_NOREG;
+	snprintf(out->mnemonic, sizeof(out->mnemonic), "evex.%d.%02x", map, op);
+	if (mod == 3) {			/* registers only */
+		out->len = n + imm;
+		return out->len <= len ? 0 : -EILSEQ;
+	}
+	b = (p0 & 0x20) ? 0 : 8;	/* inverted REX.B, REX.X */
+	x = (p0 & 0x40) ? 0 : 8;
+	if (rm == 4) {
+		u8 sib;
+
+		if (len < n + 1)
+			return -EILSEQ;
+		sib = c[n++];
+		out->scale = 1u << (sib >> 6);
+		index = ((sib >> 3) & 7) | x;
+		if (index == 4)		/* no index */
+			index = -1;
+		base = (sib & 7) | b;
+		if ((sib & 7) == 5 && mod == 0) {
+			base = -1;
+			disp_len = 4;
+		}
+	} else if (rm == 5 && mod == 0) {
+		base = 16;		/* rip-relative */
+		disp_len = 4;
+	} else {
+		base = rm | b;
+	}
+	if (mod == 1)
+		disp_len = 1;
+	else if (mod == 2)
+		disp_len = 4;
+	if (len < n + disp_len + imm)
+		return -EILSEQ;
+	bytes = (p2 & 0x10) ? ((p1 & 0x80) ? 8 : 4) : 16u << vl;
+	if (disp_len == 1) {
+		disp = (s64)(int8_t)c[n] * bytes;
+	} else if (disp_len == 4) {
+		s32 d;
+
+		memcpy(&d, c + n, 4);
+		disp = d;
+	}
+	out->len = n + disp_len + imm;
+	out->mem = X86_MEM_OPERAND;
+	out->base = base < 0 ? X86_NOREG : base == 16 ? LP_REG_IP : gpr_of_enc[base];
+	out->index = index < 0 ? X86_NOREG : gpr_of_enc[index];
+	if (!out->scale)
+		out->scale = 1;
+	out->disp = disp;
+	out->size = bytes;
+	out->kind = evex_is_store(map, op) ? LP_ACCESS_STORE : LP_ACCESS_LOAD;
+	return 0;
+}
+
 int x86_decode__insn(const u8 *code, size_t len, u64 ip, struct x86_insn_info *out)
 {
 	const uint8_t *p = code;
@@ -353,7 +465,7 @@ int x86_decode__insn(const u8 *code, size_t len, u64 ip, struct x86_insn_info *o
 	if (len > X86_MAX_INSN_LEN)
 		len = X86_MAX_INSN_LEN;
 	if (!len || !cs_disasm_iter(h, &p, &len, &addr, in))
-		return -EILSEQ;
+		return evex__decode(code, len, ip, out);
 	x = &in->detail->x86;
 	out->len = in->size;
 	out->id = in->id;
@@ -424,8 +536,11 @@ size_t x86_decode__len(const u8 *code, size_t len, u64 ip)
 		return 0;
 	if (len > X86_MAX_INSN_LEN)
 		len = X86_MAX_INSN_LEN;
-	if (!len || !cs_disasm_iter(h, &p, &len, &addr, in))
-		return 0;
+	if (!len || !cs_disasm_iter(h, &p, &len, &addr, in)) {
+		struct x86_insn_info e;
+
+		return evex__decode(code, len, ip, &e) ? 0 : e.len;
+	}
 	return in->size;
 }
 

@@ -382,3 +382,31 @@ LP_TEST(test_x86_decode_ea_after_overwrite, "x86-decode: after mov (%rdx),%ecx r
 		    "pop after %#llx", (unsigned long long)a.addr);
 	return TEST_OK;
 }
+
+LP_TEST(test_x86_decode_evex_capstone_lacks, "x86-decode: AVX-512 compares Capstone 4 rejects: address, 32-byte size, disp8*N, length")
+{
+	/* vpcmpnequb (%rdi),%ymm17,%k1 ; vpcmpeqb 0x20(%rdi,%rdx,1),%ymm16,%k0 (disp8 1 x 32) */
+	static const u8 cmp1[] = { 0x62, 0xf3, 0x75, 0x20, 0x3e, 0x0f, 0x04 };
+	static const u8 cmp2[] = { 0x62, 0xf1, 0x7d, 0x20, 0x74, 0x44, 0x17, 0x01 };
+	/* vmovdqu8 %zmm16,-0x40(%r9) (disp8 -1 x 64), a store */
+	static const u8 st[] = { 0x62, 0xc1, 0x7f, 0x48, 0x7f, 0x41, 0xff };
+	u64 regs[LP_REG__MAX] = { 0 };
+	struct x86_insn_info in;
+	struct x86_access a;
+
+	regs[LP_REG_DI] = 0x7f0000001000ull;
+	regs[LP_REG_DX] = 0x40;
+	regs[LP_REG_R9] = 0x5000;
+	TEST_ASSERT(!ea_of(cmp1, sizeof(cmp1), IP0, regs, 0, 0, &a, &in), "vpcmpnequb decodes");
+	TEST_ASSERT(in.len == 7 && a.addr == 0x7f0000001000ull && a.size == 32 &&
+		    a.kind == LP_ACCESS_LOAD, "len %u addr %#llx size %u kind %u", in.len,
+		    (unsigned long long)a.addr, a.size, a.kind);
+	TEST_ASSERT(!ea_of(cmp2, sizeof(cmp2), IP0, regs, 0, 0, &a, &in), "vpcmpeqb decodes");
+	TEST_ASSERT(in.len == 8 && a.addr == 0x7f0000001000ull + 0x40 + 0x20 && a.size == 32,
+		    "len %u addr %#llx size %u", in.len, (unsigned long long)a.addr, a.size);
+	TEST_ASSERT(!ea_of(st, sizeof(st), IP0, regs, 0, 0, &a, &in), "vmovdqu8 store decodes");
+	TEST_ASSERT(in.len == 7 && a.addr == 0x5000 - 0x40 && a.size == 64 && a.kind == LP_ACCESS_STORE,
+		    "len %u addr %#llx size %u kind %u", in.len, (unsigned long long)a.addr, a.size, a.kind);
+	TEST_ASSERT(x86_decode__len(cmp1, sizeof(cmp1), IP0) == 7, "length for the previous-instruction walk");
+	return TEST_OK;
+}
