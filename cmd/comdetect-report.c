@@ -41,28 +41,42 @@ static int heat_color(double frac)
 	return ramp[i];
 }
 
-static void print_matrix(const struct comdetect_report *r, FILE *f, const char *title,
-			 const double *m, int n, const char *label, double total)
+#define TEXT_FULL_MATRIX	16	/* up to this many threads: the whole matrix */
+#define TEXT_MAX_MATRIX		32	/* else the ones that communicate, up to this */
+#define TEXT_TOP_PAIRS		20	/* else the pairs that communicate most */
+
+/* Rows of @m (n x n) with any communication, into @idx; how many. */
+static int active_rows(const double *m, int n, int *idx)
+{
+	int i, j, k = 0;
+
+	for (i = 0; i < n; i++)
+		for (j = 0; j < n; j++)
+			if (m[(size_t)i * n + j] > 0) {
+				idx[k++] = i;
+				break;
+			}
+	return k;
+}
+
+static void print_cells(const struct comdetect_report *r, FILE *f, const double *m, int n,
+			const int *idx, int k, const char *label, double total)
 {
 	double max = 0;
-	int i, j;
+	int a, b;
 
-	fprintf(f, "\n%s (%% of all communication):\n", title);
-	if (n <= 0 || total <= 0) {
-		fprintf(f, "  (none detected)\n");
-		return;
-	}
-	for (i = 0; i < n * n; i++)
-		if (m[i] > max)
-			max = m[i];
+	for (a = 0; a < k; a++)
+		for (b = 0; b < k; b++)
+			if (m[(size_t)idx[a] * n + idx[b]] > max)
+				max = m[(size_t)idx[a] * n + idx[b]];
 	fprintf(f, "%6s", "");
-	for (j = 0; j < n; j++)
-		fprintf(f, " %5s%-2d", label, j);
+	for (b = 0; b < k; b++)
+		fprintf(f, " %5s%-2d", label, idx[b]);
 	fputc('\n', f);
-	for (i = 0; i < n; i++) {
-		fprintf(f, "  %s%-2d ", label, i);
-		for (j = 0; j < n; j++) {
-			double v = m[i * n + j];
+	for (a = 0; a < k; a++) {
+		fprintf(f, "  %s%-2d ", label, idx[a]);
+		for (b = 0; b < k; b++) {
+			double v = m[(size_t)idx[a] * n + idx[b]];
 			int c = r->out.color ? heat_color(max > 0 ? v / max : 0) : -1;
 
 			if (c >= 0)
@@ -76,6 +90,67 @@ static void print_matrix(const struct comdetect_report *r, FILE *f, const char *
 		}
 		fputc('\n', f);
 	}
+}
+
+/* The pairs (i < j) that communicate most, as a list: for many threads. */
+static void print_top_pairs(FILE *f, const double *m, int n, const char *label, double total)
+{
+	int top_i[TEXT_TOP_PAIRS], top_j[TEXT_TOP_PAIRS], i, j, k, nt = 0;
+	double top_v[TEXT_TOP_PAIRS];
+
+	for (i = 0; i < n; i++)
+		for (j = i + 1; j < n; j++) {
+			double v = m[(size_t)i * n + j];
+
+			if (v <= 0 || (nt == TEXT_TOP_PAIRS && v <= top_v[nt - 1]))
+				continue;
+			k = nt < TEXT_TOP_PAIRS ? nt++ : nt - 1;
+			for (; k > 0 && top_v[k - 1] < v; k--) {
+				top_v[k] = top_v[k - 1];
+				top_i[k] = top_i[k - 1];
+				top_j[k] = top_j[k - 1];
+			}
+			top_v[k] = v;
+			top_i[k] = i;
+			top_j[k] = j;
+		}
+	for (k = 0; k < nt; k++)
+		fprintf(f, "  %s%d-%s%d %6.1f\n", label, top_i[k], label, top_j[k], pct(top_v[k], total));
+}
+
+/*
+ * Small runs: the whole matrix. Many threads: the rows and columns of those
+ * that communicate, or past TEXT_MAX_MATRIX of them the top pairs, so the
+ * text grows with what was detected, not with every thread that ever lived.
+ */
+static void print_matrix(const struct comdetect_report *r, FILE *f, const char *title,
+			 const double *m, int n, const char *label, double total)
+{
+	int *idx, k, i;
+
+	fprintf(f, "\n%s (%% of all communication):\n", title);
+	if (n <= 0 || total <= 0) {
+		fprintf(f, "  (none detected)\n");
+		return;
+	}
+	idx = malloc((size_t)n * sizeof(*idx));
+	if (!idx) {
+		fprintf(f, "  (out of memory)\n");
+		return;
+	}
+	if (n <= TEXT_FULL_MATRIX) {
+		for (i = 0; i < n; i++)
+			idx[i] = i;
+		print_cells(r, f, m, n, idx, n, label, total);
+	} else if ((k = active_rows(m, n, idx)) <= TEXT_MAX_MATRIX) {
+		fprintf(f, "  (%d of %d communicate; the others' rows and columns are empty)\n", k, n);
+		print_cells(r, f, m, n, idx, k, label, total);
+	} else {
+		fprintf(f, "  (%d of %d communicate: the top %d pairs; --csv, --svg and --json have "
+			"the matrix)\n", k, n, TEXT_TOP_PAIRS);
+		print_top_pairs(f, m, n, label, total);
+	}
+	free(idx);
 }
 
 static const char *kind_name(int kind)
@@ -185,8 +260,10 @@ void comdetect_report__print(const void *view, FILE *f)
 			pct(res->same_cpu_volume, total));
 
 	fprintf(f, "\nThreads:");
-	for (i = 0; i < res->nthreads; i++)
+	for (i = 0; i < res->nthreads && i < TEXT_MAX_MATRIX * 2; i++)
 		fprintf(f, " T%d=tid %u", i, res->tids[i]);
+	if (res->nthreads > TEXT_MAX_MATRIX * 2)
+		fprintf(f, " ... (%d threads: --json lists them)", res->nthreads);
 	fputc('\n', f);
 
 	fprintf(f, "\nTop cache lines by communication:\n");
@@ -225,10 +302,35 @@ void comdetect_report__print(const void *view, FILE *f)
 		st->samples_used, st->loads, st->stores, st->armings, st->traps_stale);
 }
 
+#define JSON_DENSE_MAX	64	/* beyond this many threads, matrices go sparse */
+
+/*
+ * A matrix as rows of numbers, or for more than JSON_DENSE_MAX threads as
+ * {"n": N, "cells": [[i, j, v], ...]} of its nonzero cells: the file grows
+ * with what was detected, not with every thread that ever lived.
+ */
 static void json_matrix(struct json_writer *w, const char *key, const double *m, int n)
 {
 	int i, j;
 
+	if (n > JSON_DENSE_MAX) {
+		json__obj_begin(w, key);
+		json__u64(w, "n", n);
+		json__arr_begin(w, "cells");
+		for (i = 0; i < n; i++)
+			for (j = 0; j < n; j++) {
+				if (m[(size_t)i * n + j] == 0)
+					continue;
+				json__arr_begin(w, NULL);
+				json__u64(w, NULL, i);
+				json__u64(w, NULL, j);
+				json__double(w, NULL, m[(size_t)i * n + j]);
+				json__arr_end(w);
+			}
+		json__arr_end(w);
+		json__obj_end(w);
+		return;
+	}
 	json__arr_begin(w, key);
 	for (i = 0; i < n; i++) {
 		json__arr_begin(w, NULL);

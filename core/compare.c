@@ -209,6 +209,56 @@ static int read_label(const struct json_value *root, const char *key, char *buf,
 	return 0;
 }
 
+#define COMPARE_MAX_N 8192	/* threads of a matrix compare holds (512 MiB) */
+
+/* {"n": N, "cells": [[i, j, v], ...]}: the sparse form of a large matrix. */
+static int read_sparse(const struct json_value *v, const char *key, struct compare_matrix *m,
+		       char *msg, size_t len)
+{
+	const struct json_value *nv = json__get(v, "n"), *cells = json__get(v, "cells");
+	size_t c, n;
+
+	if (!nv || nv->type != JV_NUMBER || !(nv->num >= 0) || nv->num != (double)(size_t)nv->num)
+		return fail(msg, len, "key '%s.n': expected the number of threads", key);
+	if (!cells || cells->type != JV_ARRAY)
+		return fail(msg, len, "key '%s.cells': expected an array of [i, j, value]", key);
+	n = (size_t)nv->num;
+	if (n > COMPARE_MAX_N)
+		return fail(msg, len, "key '%s': %zu threads is more than compare holds (%d)", key,
+			    n, COMPARE_MAX_N);
+	if (!n)
+		return 0;
+	m->cell = calloc(n * n, sizeof(*m->cell));
+	if (!m->cell)
+		return -ENOMEM;
+	m->n = (int)n;
+	for (c = 0; c < cells->len; c++) {
+		const struct json_value *e = json__at(cells, c);
+		double i, j, x;
+
+		if (e->type != JV_ARRAY || e->len != 3 || e->items[0].type != JV_NUMBER ||
+		    e->items[1].type != JV_NUMBER || e->items[2].type != JV_NUMBER) {
+			free(m->cell);
+			m->cell = NULL;
+			m->n = 0;
+			return fail(msg, len, "key '%s.cells.%zu': expected [i, j, value]", key, c);
+		}
+		i = e->items[0].num;
+		j = e->items[1].num;
+		x = e->items[2].num;
+		if (!(i >= 0 && i < n && j >= 0 && j < n) || i != (size_t)i || j != (size_t)j ||
+		    !isfinite(x) || x < 0) {
+			free(m->cell);
+			m->cell = NULL;
+			m->n = 0;
+			return fail(msg, len, "key '%s.cells.%zu': cell out of range or not a volume",
+				    key, c);
+		}
+		m->cell[(size_t)i * n + (size_t)j] = x;
+	}
+	return 0;
+}
+
 static int read_matrix(const struct json_value *root, const char *key,
 		       struct compare_matrix *m, char *msg, size_t len)
 {
@@ -221,6 +271,8 @@ static int read_matrix(const struct json_value *root, const char *key,
 	m->cell = NULL;
 	if (!v)
 		return fail(msg, len, "key '%s': missing", key);
+	if (v->type == JV_OBJECT)
+		return read_sparse(v, key, m, msg, len);
 	if (v->type != JV_ARRAY)
 		return fail(msg, len, "key '%s': expected an array of rows, found %s",
 			    key, type_name(v));
