@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cmd/builtin.h"
 #include "cmd/comdetect-report.h"
 #include "core/json.h"
 #include "core/svg.h"
@@ -116,6 +117,22 @@ static void print_top_pairs(FILE *f, const double *m, int n, const char *label, 
 		}
 	for (k = 0; k < nt; k++)
 		fprintf(f, "  %s%d-%s%d %6.1f\n", label, top_i[k], label, top_j[k], pct(top_v[k], total));
+}
+
+/* Past COMDETECT_DENSE_MAX threads: the pairs, largest first. */
+static void print_pairs(FILE *f, const struct comdetect_result *res, int unused, double total)
+{
+	int k;
+
+	(void)unused;
+	fprintf(f, "\nThread pairs by communication (%d threads, %d pairs communicate; "
+		"--json has them all):\n", res->nthreads, res->npairs);
+	if (!res->npairs || total <= 0)
+		fprintf(f, "  (none detected)\n");
+	for (k = 0; k < res->npairs && k < TEXT_TOP_PAIRS; k++)
+		fprintf(f, "  T%u-T%u %6.1f  (true %.1f, false %.1f)\n", res->pairs[k].a,
+			res->pairs[k].b, pct(res->pairs[k].vt + res->pairs[k].vf, total),
+			pct(res->pairs[k].vt, total), pct(res->pairs[k].vf, total));
 }
 
 /*
@@ -248,10 +265,16 @@ void comdetect_report__print(const void *view, FILE *f)
 			total, total * 64);
 	}
 
-	print_matrix(r, f, "Thread matrix, all", res->all, res->nthreads, "T", total);
-	if (res->total_false > 0 && res->total_true > 0) {
-		print_matrix(r, f, "Thread matrix, true sharing", res->true_sharing, res->nthreads, "T", total);
-		print_matrix(r, f, "Thread matrix, false sharing", res->false_sharing, res->nthreads, "T", total);
+	if (!res->all) {	/* more threads than a dense matrix holds */
+		print_pairs(f, res, 0, total);
+	} else {
+		print_matrix(r, f, "Thread matrix, all", res->all, res->nthreads, "T", total);
+		if (res->total_false > 0 && res->total_true > 0) {
+			print_matrix(r, f, "Thread matrix, true sharing", res->true_sharing,
+				     res->nthreads, "T", total);
+			print_matrix(r, f, "Thread matrix, false sharing", res->false_sharing,
+				     res->nthreads, "T", total);
+		}
 	}
 	print_matrix(r, f, "Core matrix (sample CPUs), all", res->core_all, res->ncpus, "C",
 		     res->total_all - res->same_cpu_volume);
@@ -341,6 +364,31 @@ static void json_matrix(struct json_writer *w, const char *key, const double *m,
 	json__arr_end(w);
 }
 
+/* The sparse form of a matrix the result holds only as pairs (@kinds: 1 true, 2 false, 3 both). */
+static void json_pair_cells(struct json_writer *w, const char *key,
+			    const struct comdetect_result *res, int kinds)
+{
+	int k, d;
+
+	json__obj_begin(w, key);
+	json__u64(w, "n", res->nthreads);
+	json__arr_begin(w, "cells");
+	for (k = 0; k < res->npairs; k++) {
+		const struct comdetect_pair_vol *p = &res->pairs[k];
+		double v = (kinds & 1 ? p->vt : 0) + (kinds & 2 ? p->vf : 0);
+
+		for (d = 0; v != 0 && d < 2; d++) {	/* both halves, as the dense form */
+			json__arr_begin(w, NULL);
+			json__u64(w, NULL, d ? p->b : p->a);
+			json__u64(w, NULL, d ? p->a : p->b);
+			json__double(w, NULL, v);
+			json__arr_end(w);
+		}
+	}
+	json__arr_end(w);
+	json__obj_end(w);
+}
+
 int comdetect_report__json(const void *view, const char *path)
 {
 	const struct comdetect_report *r = view;
@@ -370,9 +418,15 @@ int comdetect_report__json(const void *view, const char *path)
 	}
 	json__arr_end(&w);
 	json__obj_begin(&w, "matrix");
-	json_matrix(&w, "all", res->all, res->nthreads);
-	json_matrix(&w, "true", res->true_sharing, res->nthreads);
-	json_matrix(&w, "false", res->false_sharing, res->nthreads);
+	if (res->all) {
+		json_matrix(&w, "all", res->all, res->nthreads);
+		json_matrix(&w, "true", res->true_sharing, res->nthreads);
+		json_matrix(&w, "false", res->false_sharing, res->nthreads);
+	} else {
+		json_pair_cells(&w, "all", res, 3);
+		json_pair_cells(&w, "true", res, 1);
+		json_pair_cells(&w, "false", res, 2);
+	}
 	json__obj_end(&w);
 	json__obj_begin(&w, "core_matrix");
 	json_matrix(&w, "all", res->core_all, res->ncpus);
@@ -464,7 +518,14 @@ int comdetect_report__csv(const void *view, const char *dir)
 {
 	const struct comdetect_report *r = view;
 	const struct comdetect_result *res = r->res;
-	int err = analysis__make_dir(dir);
+	int err;
+
+	if (!res->all) {	/* a dense matrix of every thread that lived: no */
+		lp_err("--csv: %d threads are too many for thread matrices (at most %d); "
+		       "--json has the pairs", res->nthreads, COMDETECT_DENSE_MAX);
+		return -EFBIG;
+	}
+	err = analysis__make_dir(dir);
 
 	if (!err)
 		err = write_csv(dir, "thread-all", res->all, res->nthreads);
@@ -535,7 +596,14 @@ int comdetect_report__svg(const void *view, const char *dir)
 {
 	const struct comdetect_report *r = view;
 	const struct comdetect_result *res = r->res;
-	int err = analysis__make_dir(dir);
+	int err;
+
+	if (!res->all) {	/* a dense matrix of every thread that lived: no */
+		lp_err("--svg: %d threads are too many for thread matrices (at most %d); "
+		       "--json has the pairs", res->nthreads, COMDETECT_DENSE_MAX);
+		return -EFBIG;
+	}
+	err = analysis__make_dir(dir);
 
 	if (!err)
 		err = write_svg(r, dir, "thread-all", "all", res->all, res->nthreads, "thread", "T");

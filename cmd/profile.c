@@ -360,10 +360,10 @@ int profile__exit_code(const struct lp_session *s, const struct profile_opts *po
 	if (st < 0 || !WIFSIGNALED(st) || po->quiet)
 		return session__exit_code(s);
 	/* like perf record: a forked program does not outlive lociprof's Ctrl-C */
-	if (stopped_by && WTERMSIG(st) == SIGTERM && po->pid <= 0)
-		fprintf(stderr, "lociprof: stopped the program with SIGTERM on %s; "
-			"exit %d\n", stopped_by == SIGINT ? "Ctrl-C" : "SIGTERM",
-			session__exit_code(s));
+	if (stopped_by && (WTERMSIG(st) == SIGTERM || WTERMSIG(st) == SIGKILL) && po->pid <= 0)
+		fprintf(stderr, "lociprof: stopped the program with %s on %s; exit %d\n",
+			WTERMSIG(st) == SIGTERM ? "SIGTERM" : "SIGKILL (SIGTERM did not end it in 2 s)",
+			stopped_by == SIGINT ? "Ctrl-C" : "SIGTERM", session__exit_code(s));
 	else
 		fprintf(stderr, "lociprof: the program was killed by signal %d (%s)\n",
 			WTERMSIG(st), strsignal(WTERMSIG(st)));

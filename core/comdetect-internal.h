@@ -106,6 +106,7 @@ struct comdetect {
 	u32 *r_tids;
 	u64 *r_samples;
 	double *r_mat, *r_core;
+	struct comdetect_pair_vol *r_pairs;
 	struct comdetect_line *r_lines;
 };
 

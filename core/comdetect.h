@@ -120,12 +120,27 @@ struct comdetect_stats {
 	u64 line_evictions;	/* per-line records evicted (bounded memory) */
 };
 
+/* One pair's communication, both directions summed (a < b). */
+struct comdetect_pair_vol {
+	u32 a, b;
+	double vt, vf;			/* true, false sharing volume */
+};
+
+/* Beyond this many threads the result has no dense matrices, only pairs. */
+#define COMDETECT_DENSE_MAX 2048
+
 struct comdetect_result {
 	int nthreads;
 	const u32 *tids;		/* [nthreads], index order; 0 if never started */
 	const u64 *thread_samples;	/* [nthreads] used samples per thread */
-	/* n x n row-major, symmetrized: m[i * n + j] == m[j * n + i] */
+	/*
+	 * n x n row-major, symmetrized: m[i * n + j] == m[j * n + i]; NULL
+	 * beyond COMDETECT_DENSE_MAX threads (the pairs below say it all)
+	 */
 	const double *all, *true_sharing, *false_sharing;
+	/* the pairs that communicated, by volume (vt + vf), largest first */
+	int npairs;
+	const struct comdetect_pair_vol *pairs;
 	int ncpus;
 	const double *core_all, *core_true, *core_false;	/* ncpus x ncpus */
 	double total_all, total_true, total_false;	/* each event once */

@@ -22,3 +22,19 @@ print(isinstance(m, dict) and m['n'] == len(d['threads']) and all(len(c) == 3 an
 "$LOCIPROF" compare "$TMP/c.json" "$TMP/c.json" > "$TMP/cmp.txt" 2>&1; rc=$?
 [ $rc = 0 ] && grep -qE 'all +1\.000' "$TMP/cmp.txt" && ok "compare reads the sparse matrices (S = 1 against itself)" ||
 	fail "compare sparse" "exit $rc: $(head -5 "$TMP/cmp.txt")"
+
+# past 2048 threads the result holds pairs, not n x n matrices
+"$LOCIPROF" comdetect --stdio -o "$TMP/b.data" --json "$TMP/b.json" "$MB/thread-churn" --threads 2100 --iters 500 --batch 8 \
+	> "$TMP/b.txt" 2> /dev/null; rc=$?
+ok_pairs=$(python3 -c "
+import json,sys
+d=json.load(open(sys.argv[1])); m=d['matrix']['all']
+print(m['n'] == 2101 and len(d['threads']) == 2101 and abs(sum(c[2] for c in m['cells']) / 2 - d['totals']['all']) <= 1e-6 * max(1, d['totals']['all']))" "$TMP/b.json" 2>&1)
+if [ $rc = 0 ] && [ "$ok_pairs" = True ] && grep -q '^Thread pairs by communication (2101 threads' "$TMP/b.txt"; then
+	ok "2101 threads: pairs in text and JSON, cells adding up to the total"
+else
+	fail "2101 threads as pairs" "exit $rc, $ok_pairs: $(grep -m1 'Thread' "$TMP/b.txt")"
+fi
+"$LOCIPROF" report -i "$TMP/b.data" --csv "$TMP/csv" > /dev/null 2> "$TMP/csv.err"; rc=$?
+[ $rc = 128 ] && grep -q 'too many for thread matrices' "$TMP/csv.err" && ok "2101 threads: --csv refused, saying why" ||
+	fail "--csv past 2048 threads" "exit $rc: $(head -c 200 "$TMP/csv.err")"
