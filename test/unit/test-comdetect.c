@@ -111,6 +111,11 @@ LP_TEST(test_comdetect_true_sharing_same_word,
 	TEST_ASSERT(r->total_true == P1 && r->total_false == 0 &&
 		    r->total_all == P1, "totals %g %g", r->total_true,
 		    r->total_false);
+	/* the same communication as a pair, both directions summed */
+	TEST_ASSERT(r->npairs == 1 && r->pairs[0].a == 0 && r->pairs[0].b == 1 &&
+		    r->pairs[0].vt == P1 && r->pairs[0].vf == 0, "pairs %d: %u-%u %g %g",
+		    r->npairs, r->npairs ? r->pairs[0].a : 0, r->npairs ? r->pairs[0].b : 0,
+		    r->npairs ? r->pairs[0].vt : 0, r->npairs ? r->pairs[0].vf : 0);
 	lp_actions__exit(&acts);
 	comdetect__delete(cd);
 	return TEST_OK;
