@@ -377,6 +377,7 @@ const struct lp_analysis_desc reuse_desc = {
 	.svg_help = "write histograms and the miss-ratio curve as SVG",
 	.default_top = 10,
 	.default_sync = 1,	/* the sampled thread's own reuse can come right away */
+	.needs_traps = 1,	/* every reuse and invalidation is a trap */
 	.opts = ru_opts,
 	.opts_size = sizeof(struct an_reuse),
 	.opts_init = ru_init,

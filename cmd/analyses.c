@@ -16,6 +16,7 @@
 #include "cmd/builtin.h"
 #include "cmd/profile.h"
 #include "core/datafile.h"
+#include "core/probe.h"
 #include "core/session.h"
 #include "core/symbols.h"
 
@@ -210,6 +211,35 @@ void analysis__run_warning(const struct lp_run *run, FILE *f)
 	if (run->threads_unmonitored)
 		fprintf(f, "# WARNING: %" PRIu64 " threads could not be monitored: their accesses "
 			"are missing from what follows\n", run->threads_unmonitored);
+	if (run->traps_dead)
+		fprintf(f, "# WARNING: watchpoints open on this machine but never fire (its "
+			"hypervisor does not deliver debug exceptions; `lociprof list`): nothing "
+			"below comes from a watchpoint trap\n");
+}
+
+/*
+ * A machine whose watchpoints open but never trap (seen under bhyve)
+ * would give an analysis that needs traps an empty or all-cold result:
+ * refuse it, or mark the run so the report says what is missing.
+ */
+static void check_traps(const struct lp_analysis_desc *d, int nslots, int quiet, struct lp_run *run)
+{
+	struct lp_debugreg_probe bp;
+
+	if (nslots <= 0)
+		return;
+	probe__debug_registers(&bp);
+	if (!bp.count || bp.fires)
+		return;	/* no registers at all: the session says so when it arms */
+	if (d->needs_traps)
+		lp_die("%s needs watchpoints that trap, and this machine's never do: %s. "
+		       "Measure a trace instead (`lociprof %s --trace FILE`, e.g. from valgrind "
+		       "--tool=lackey --trace-mem=yes), or run on a machine whose hypervisor "
+		       "delivers debug exceptions", d->name, bp.fire_reason, d->name);
+	if (!quiet)	/* the report says it too */
+		lp_warn("watchpoints never fire on this machine (%s): %s detects by sampling only",
+		bp.fire_reason, d->name);
+	run->traps_dead = 1;
 }
 
 /* Where stdout is in a regular file, -1 for a terminal, a pipe or anything else. */
@@ -262,6 +292,7 @@ int analysis__cmd(const struct lp_analysis_desc *d, int argc, char **argv)
 	if (topology__read(topo, NULL) == 0)
 		run.topo = topo;
 	po.nslots = d->nslots(opts);
+	check_traps(d, po.nslots, po.quiet, &run);
 	stdout_at = stdout_offset();
 	s = profile__start(&po, argc - optind, argv + optind, d->default_sync);
 	run.syms = symbols__new();
@@ -275,7 +306,8 @@ int analysis__cmd(const struct lp_analysis_desc *d, int argc, char **argv)
 
 		if (analysis__encode(d, opts, cfg, sizeof(cfg)))
 			lp_die("cannot record the %s settings", d->name);
-		recorder__open(&rec, po.output, s, argc - optind, argv + optind, d->name, cfg);
+		recorder__open(&rec, po.output, s, argc - optind, argv + optind, d->name, cfg,
+			      run.traps_dead ? LP_DATA_SAMPLING_NO_TRAPS : 0);
 		session__add_sink(s, recorder__sink, &rec);
 	}
 	if (profile__run(s) == -ENOEXEC)

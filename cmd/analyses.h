@@ -32,6 +32,7 @@ struct lp_run {
 	u64 cpu_ns;			/* CPU time of the profiled threads */
 	int sync;			/* 1 held, 0 not held, -1 n/a */
 	u64 threads_unmonitored;	/* live: their events could not be opened */
+	int traps_dead;			/* live: watchpoints open here but never fire */
 	const struct lp_topology *topo;	/* the recording machine's, or NULL */
 };
 
@@ -53,6 +54,12 @@ struct lp_analysis_desc {
 	const char *svg_help;		/* --svg's help (what the pictures show) */
 	int default_top;
 	int default_sync;		/* hold a sampled thread by default */
+	/*
+	 * 1: every result comes from watchpoint traps (reuse), so a machine
+	 * whose watchpoints never fire cannot run it live; 0: traps add to
+	 * what samples find (comdetect), the report says they are missing.
+	 */
+	int needs_traps;
 	/* settings and options: a table over a struct of opts_size bytes */
 	const struct lp_opt *opts;
 	size_t opts_size;

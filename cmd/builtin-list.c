@@ -155,6 +155,8 @@ static void print_text(const struct list_info *li, int verbose)
 		printf("  %-20s probe limit of %d\n", "stopped by", LP_PROBE_MAX_BP);
 	if (verbose || (li->bp.err && li->bp.err != ENOSPC))
 		printf("  %-20s %s\n", "detail", li->bp.reason);
+	if (li->bp.count)
+		printf("  %-20s %-3s  %s\n", "fire", yesno(li->bp.fires), li->bp.fire_reason);
 
 	printf("\nKernel\n");
 	printf("  %-20s %s\n", "release", li->kern.release);
@@ -254,6 +256,8 @@ static void json_facilities(struct json_writer *w, const struct list_info *li)
 	json__u64(w, "probe_limit", LP_PROBE_MAX_BP);
 	json__str(w, "stopped_by", li->bp.err ? perf__errno_name(li->bp.err) : NULL);
 	json__str(w, "reason", li->bp.reason);
+	json__bool(w, "fire", li->bp.fires);
+	json__str(w, "fire_reason", li->bp.fire_reason);
 	json__obj_end(w);
 }
 

@@ -52,7 +52,7 @@ int cmd_record(int argc, char **argv)
 	optind = lp_opts__parse(argc, argv, g, ng, record_head, NULL);
 	s = profile__start(&po, argc - optind, argv + optind, 0);
 	recorder__open(&rec, po.output ? po.output : "lociprof.data", s,
-		       argc - optind, argv + optind, "", "");
+		       argc - optind, argv + optind, "", "", 0);
 	session__add_sink(s, recorder__sink, &rec);
 	if (profile__run(s) == -ENOEXEC) {	/* exec failed: said why */
 		recorder__close(&rec, 1);

@@ -201,6 +201,7 @@ int cmd_report(int argc, char **argv)
 	}
 	memset(&run, 0, sizeof(run));
 	run.topo = &h->topo;
+	run.traps_dead = !!(h->sampling_flags & LP_DATA_SAMPLING_NO_TRAPS);
 	run.syms = symbols__new();
 	an = d->new(opts[i], &run);
 	if (!an || !run.syms)

@@ -445,6 +445,8 @@ int comdetect_report__json(const void *view, const char *path)
 	json__u64(&w, "samples", r->run.samples);
 	if (r->run.threads_unmonitored)
 		json__u64(&w, "threads_unmonitored", r->run.threads_unmonitored);
+	if (r->run.traps_dead)
+		json__bool(&w, "watchpoints_fire", 0);
 	json__u64(&w, "samples_with_address", r->run.samples_addr);
 	json__u64(&w, "cpu_ns", r->run.cpu_ns);
 	json__arr_begin(&w, "lines");

@@ -371,7 +371,8 @@ int profile__exit_code(const struct lp_session *s, const struct profile_opts *po
 }
 
 void recorder__open(struct recorder *r, const char *path, struct lp_session *s,
-		    int argc, char **argv, const char *analysis, const char *config)
+		    int argc, char **argv, const char *analysis, const char *config,
+		    u64 flags)
 {
 	struct lp_data_header *h = calloc(1, sizeof(*h));
 	const struct lp_facility_ops *fac = session__facility(s);
@@ -396,7 +397,7 @@ void recorder__open(struct recorder *r, const char *path, struct lp_session *s,
 	h->period = session__period(s);
 	snprintf(h->period_unit, sizeof(h->period_unit), "%s",
 		 fac->period_unit ? fac->period_unit : "events");
-	h->sampling_flags = session__is_sync(s) ? LP_DATA_SAMPLING_SIGTRAP : 0;
+	h->sampling_flags = (session__is_sync(s) ? LP_DATA_SAMPLING_SIGTRAP : 0) | flags;
 	if (argc > 0 && datafile__set_cmdline(h, argc, argv))
 		datafile__set_cmdline(h, 1, argv);
 	clock_gettime(CLOCK_REALTIME, &ts);

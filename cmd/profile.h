@@ -67,9 +67,11 @@ struct recorder {
 };
 
 /* Create @path with a header describing this machine and session. Dies on error. */
-/* @analysis and @config (its recorded settings) are "" for a plain record. */
+/* @analysis and @config (its recorded settings) are "" for a plain record;
+ * @flags (LP_DATA_SAMPLING_*) are added to what the session says. */
 void recorder__open(struct recorder *r, const char *path, struct lp_session *s,
-		    int argc, char **argv, const char *analysis, const char *config);
+		    int argc, char **argv, const char *analysis, const char *config,
+		    u64 flags);
 int recorder__sink(void *arg, const struct lp_event *ev, struct lp_actions *acts);
 /* Close; prints a summary line unless quiet. Returns 0 or -errno. */
 int recorder__close(struct recorder *r, int quiet);

@@ -455,6 +455,8 @@ int reuse_report__json(const void *view, const char *path)
 	json__u64(&w, "samples", r->run.samples);
 	if (r->run.threads_unmonitored)
 		json__u64(&w, "threads_unmonitored", r->run.threads_unmonitored);
+	if (r->run.traps_dead)
+		json__bool(&w, "watchpoints_fire", 0);
 	json__u64(&w, "samples_with_address", r->run.samples_addr);
 	json__u64(&w, "watches", res->stats.samples_used);
 	json__u64(&w, "watches_replaced", res->stats.replaced);

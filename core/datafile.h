@@ -38,6 +38,7 @@
 #define LP_DATA_SAMPLING_FREQ		(1ull << 0)	/* period is a frequency, Hz */
 #define LP_DATA_SAMPLING_SIGTRAP	(1ull << 1)	/* synchronous SIGTRAP path */
 #define LP_DATA_SAMPLING_WATCHPOINTS	(1ull << 2)	/* watchpoints were armed */
+#define LP_DATA_SAMPLING_NO_TRAPS	(1ull << 3)	/* the machine's watchpoints never fire */
 
 #define LP_DATA_CMDLINE_MAX	4096
 #define LP_DATA_CONFIG_MAX	1024

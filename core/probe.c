@@ -23,6 +23,40 @@ static void bp_attr(struct perf_event_attr *a, volatile void *addr)
 	a->disabled = 1;
 }
 
+/* One enabled W watchpoint, three writes to it, one next door: count 3. */
+static void probe_fires(struct lp_debugreg_probe *res)
+{
+	struct perf_event_attr a;
+	u64 count = 0;
+	int fd;
+
+	perf__bp_attr(&a, HW_BREAKPOINT_W, (u64)(unsigned long)&probe_slots[0],
+		      HW_BREAKPOINT_LEN_8);
+	fd = perf__open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0) {
+		perf__strerror(fd, &a, "watchpoint", res->fire_reason, sizeof(res->fire_reason));
+		return;
+	}
+	probe_slots[0]++;
+	probe_slots[1]++;
+	probe_slots[0]++;
+	probe_slots[0]++;
+	if (read(fd, &count, sizeof(count)) != sizeof(count))
+		snprintf(res->fire_reason, sizeof(res->fire_reason), "reading it: %s",
+			 strerror(errno));
+	else if (count == 3)
+		res->fires = 1;
+	if (res->fires)
+		snprintf(res->fire_reason, sizeof(res->fire_reason),
+			 "a write watchpoint caught 3 of 3 writes");
+	else if (!res->fire_reason[0])
+		snprintf(res->fire_reason, sizeof(res->fire_reason),
+			 "a write watchpoint opened but caught %llu of 3 writes: this machine "
+			 "(hypervisor) does not deliver debug exceptions, so no watchpoint "
+			 "ever traps", (unsigned long long)count);
+	close(fd);
+}
+
 int probe__debug_registers(struct lp_debugreg_probe *res)
 {
 	struct perf_event_attr a;
@@ -47,6 +81,8 @@ int probe__debug_registers(struct lp_debugreg_probe *res)
 	}
 	while (i-- > 0)
 		close(fds[i]);
+	if (res->count)
+		probe_fires(res);
 	return 0;
 }
 
@@ -85,6 +121,12 @@ static void probe_modify_attributes(struct lp_feature *f)
 	if (read(fd, &count, sizeof(count)) != sizeof(count)) {
 		snprintf(f->reason, sizeof(f->reason), "reading the moved breakpoint: %s",
 			 strerror(errno));
+		goto out;
+	}
+	if (count == 0) {
+		snprintf(f->reason, sizeof(f->reason), "not known: the ioctl succeeded but the "
+			 "breakpoint caught no write at either address (watchpoints do not fire "
+			 "on this machine)");
 		goto out;
 	}
 	if (count != 1) {

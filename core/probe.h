@@ -14,9 +14,17 @@ struct lp_debugreg_probe {
 	int count;		/* write watchpoints opened at once on one thread */
 	int err;		/* errno that stopped the count, 0 if the cap was hit */
 	char reason[512];	/* perf__strerror() of that failure */
+	/*
+	 * Whether an opened watchpoint catches anything: some hypervisors
+	 * (seen: bhyve) let breakpoints open but never deliver the debug
+	 * exception, so every trap-based detection is silently empty.
+	 */
+	int fires;		/* 1: a W watchpoint counted exactly the writes made */
+	char fire_reason[256];	/* what was seen */
 };
 
-/* Open W/len-8 breakpoints on the calling thread until one fails. 0. */
+/* Open W/len-8 breakpoints on the calling thread until one fails, then
+ * check that one catches writes (res->fires). 0. */
 int probe__debug_registers(struct lp_debugreg_probe *res);
 
 struct lp_feature {

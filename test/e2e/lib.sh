@@ -13,3 +13,16 @@ skip() { echo "skip - $1: $2"; }
 
 # check NAME CMD...: ok if CMD exits 0
 check() { local n=$1; shift; if "$@"; then ok "$n"; else fail "$n" "'$*' failed"; fi; }
+
+# wp_fires: true when this machine's watchpoints trap (some hypervisors let
+# them open and never deliver the exception); WP_REASON says why not
+wp_fires() {
+	if [ -z "${WP_FIRES:-}" ]; then
+		local j
+		j=$("$LOCIPROF" list --json 2>/dev/null)
+		WP_FIRES=$(python3 -c "import json,sys; d=json.load(sys.stdin)['debug_registers']; print('yes' if d.get('fire') else 'no'); print(d.get('fire_reason') or d.get('reason') or '')" <<<"$j" 2>/dev/null | head -1)
+		WP_REASON=$(python3 -c "import json,sys; d=json.load(sys.stdin)['debug_registers']; print(d.get('fire_reason') or d.get('reason') or 'lociprof list --json failed')" <<<"$j" 2>/dev/null)
+		[ -n "$WP_FIRES" ] || WP_FIRES=no
+	fi
+	[ "$WP_FIRES" = yes ]
+}

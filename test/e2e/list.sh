@@ -121,7 +121,8 @@ c = json.load(open(sys.argv[1]))["costs"]
 P = c["period_ns"]
 def us(k): return c[k]["us"]
 out = []
-# the soft facility samples and watchpoints trap on every machine CI runs on
+# the soft facility samples on every machine CI runs on; watchpoints trap where the
+# hypervisor delivers debug exceptions (the shell skips the trap lines where not)
 for k in ("sample", "trap"):
     out.append("%s measured: %s" % (k, "yes" if us(k) is not None and us(k) > 0 else "no (%r)" % c[k]["reason"]))
 out.append("trap runs hit the watch: %s" % ("yes" if c["trap"]["events"] >= 1000 else "no (%r)" % c["trap"]["events"]))
@@ -147,7 +148,12 @@ PY
 	[ $? = 0 ] || fail "costs: the JSON checks ran" "python failed on $(head -c 300 "$TMP/costs.json")"
 	while read -r line; do
 		name=${line%%: *}
-		case "$line" in *": yes") ok "costs: $name" ;; *) fail "costs: $name" "${line#*: }" ;; esac
+		case "$line" in
+		*": yes") ok "costs: $name" ;;
+		"trap "*) if wp_fires; then fail "costs: $name" "${line#*: }"
+			  else skip "costs: $name" "$WP_REASON"; fi ;;
+		*) fail "costs: $name" "${line#*: }" ;;
+		esac
 	done <"$TMP/costs.chk"
 else
 	fail "list --costs --json exits 0 and parses" "exit $rc: $(head -c 300 "$TMP/costs.err")"

@@ -52,6 +52,7 @@ print(key(a['bins']) == key(b['bins']) and key(a['time_bins']) == key(b['time_bi
 	done
 done
 
+if wp_fires; then
 # --- sampled, live. The ci- configurations reuse within 0.1-3 us of CPU
 # time, under the 10-80 us a held sample and its trap add on this VM (and
 # its +-5 us spread, which remains after the measured cost is subtracted),
@@ -150,6 +151,17 @@ python3 -c "import xml.dom.minidom,sys; [xml.dom.minidom.parse(f) for f in sys.a
 "$LOCIPROF" compare "$TMP/rl.json" "$TMP/rp.json" > "$TMP/cmp.txt" 2>&1 &&
 	grep -q "all  *1.000" "$TMP/cmp.txt" && ok "lociprof compare reads reuse JSON" ||
 	fail "compare reads reuse JSON" "$(head -5 "$TMP/cmp.txt")"
+
+else
+	for c in "live ribench shapes (S against --expect)" "shared-cache cross-thread reuse" "record, replay and outputs of a live run"; do
+		skip "$c" "$WP_REASON"
+	done
+	# where watchpoints never trap, a live reuse would be all cold: it is refused
+	"$LOCIPROF" reuse -q "$RIB" --threads 2 --outer 1 > /dev/null 2> "$TMP/err"; rc=$?
+	[ $rc != 0 ] && grep -q -- "--trace" "$TMP/err" && grep -q "never" "$TMP/err" &&
+		ok "live reuse refused where watchpoints never fire, pointing to --trace (exit $rc)" ||
+		fail "live reuse refused where watchpoints never fire" "exit $rc: $(head -c 300 "$TMP/err")"
+fi
 
 # --- bad input
 "$LOCIPROF" reuse --granularity page true > /dev/null 2> "$TMP/err"; rc=$?

@@ -11,6 +11,7 @@
 
 #include "arch/x86-soft/soft.h"
 #include "core/facility.h"
+#include "core/probe.h"
 #include "core/session.h"
 #include "core/tests.h"
 
@@ -137,10 +138,14 @@ static int run_wp(struct lp_test_ctx *ctx, int sync)
 	struct wp_state st;
 	char file[] = "/tmp/lp-wptarget-XXXXXX";
 	char *argv[] = { (char *)WPTARGET, file, NULL };
+	struct lp_debugreg_probe bp;
 	int fd, err;
 
 	if (access(WPTARGET, X_OK))
 		TEST_SKIP("%s not built (make check builds it)", WPTARGET);
+	probe__debug_registers(&bp);
+	if (!bp.fires)
+		TEST_SKIP("%.200s", bp.count ? bp.fire_reason : bp.reason);
 	fd = mkstemp(file);
 	TEST_ASSERT(fd >= 0, "mkstemp");
 	close(fd);
