@@ -264,7 +264,7 @@ int analysis__cmd(const struct lp_analysis_desc *d, int argc, char **argv)
 	struct recorder rec;
 	struct lp_run run;
 	struct lp_session *s;
-	char pidbuf[32], *command;
+	char pidbuf[4200], *command;
 	off_t stdout_at;
 	void *opts;
 	int ng, code, ret;
@@ -292,7 +292,8 @@ int analysis__cmd(const struct lp_analysis_desc *d, int argc, char **argv)
 	if (topology__read(topo, NULL) == 0)
 		run.topo = topo;
 	po.nslots = d->nslots(opts);
-	check_traps(d, po.nslots, po.quiet, &run);
+	if (!profile__trace_path(&po))	/* its watchpoints are simulated */
+		check_traps(d, po.nslots, po.quiet, &run);
 	stdout_at = stdout_offset();
 	s = profile__start(&po, argc - optind, argv + optind, d->default_sync);
 	run.syms = symbols__new();
@@ -317,7 +318,10 @@ int analysis__cmd(const struct lp_analysis_desc *d, int argc, char **argv)
 	if (po.output && recorder__close(&rec, po.quiet))
 		code = code ? code : 128;
 	snprintf(pidbuf, sizeof(pidbuf), "pid %d", po.pid);
-	command = po.pid > 0 ? strdup(pidbuf) : profile__join_args(argc - optind, argv + optind);
+	if (profile__trace_path(&po))
+		snprintf(pidbuf, sizeof(pidbuf), "trace %.4096s", profile__trace_path(&po));
+	command = po.pid > 0 || profile__trace_path(&po) ? strdup(pidbuf) :
+		  profile__join_args(argc - optind, argv + optind);
 	analysis__run_info(&run, s, command);
 	if (!out.report && !out.quiet && po.pid <= 0 && stdout_at >= 0 &&
 	    stdout_offset() > stdout_at) {

@@ -35,8 +35,12 @@ static int parse_sampler(void *obj, const char *arg)
 {
 	struct profile_opts *po = obj;
 
+	if (!strncmp(arg, "trace=", 6) && arg[6]) {
+		po->sampler = arg;
+		return 0;
+	}
 	if (strcmp(arg, "auto") && !lp_facility__find(arg)) {
-		lp_err("unknown sampler '%s' (auto, pebs, ibs or soft)", arg);
+		lp_err("unknown sampler '%s' (auto, pebs, ibs, soft or trace=FILE)", arg);
 		return -EINVAL;
 	}
 	po->sampler = arg;
@@ -70,7 +74,7 @@ const struct lp_opt profile_options[] = {
 	{ "count", 'c', "PERIOD", "sampling period (soft: ns of thread CPU time)", LP_OPT_U64,
 	  PO(period), 1 },
 	{ "freq", 'F', "HZ", "sample at this frequency instead of a period", LP_OPT_U64, PO(freq), 1 },
-	{ "sampler", 0, "NAME", "auto|pebs|ibs|soft (auto: pebs, then ibs, then soft)",
+	{ "sampler", 0, "NAME", "auto|pebs|ibs|soft|trace=FILE (auto: pebs, then ibs, then soft)",
 	  LP_OPT_CALL, .parse = parse_sampler },
 	{ "sync", 0, NULL, "hold a sampled thread until its watchpoints are armed", LP_OPT_FLAG, PO(sync) },
 	{ "async", 0, NULL, "arm watchpoints without holding the thread", LP_OPT_CLEAR, PO(sync) },
@@ -190,6 +194,36 @@ static void check_rate(const struct profile_opts *po)
 	}
 }
 
+const char *profile__trace_path(const struct profile_opts *po)
+{
+	return strncmp(po->sampler, "trace=", 6) ? NULL : po->sampler + 6;
+}
+
+/* --sampler trace=FILE: the trace is the program (session__new_trace). */
+static struct lp_session *start_trace(const struct profile_opts *po, int argc, int default_sync)
+{
+	struct lp_session_opts so;
+	struct lp_session *s;
+	char err[512] = "";
+	int ret;
+
+	if (argc > 0 || po->pid > 0 || po->freq || po->ldlat || po->follow_fork) {
+		lp_err("--sampler trace=FILE plays a trace: no program, -p, -F, --ldlat or --follow-fork");
+		exit(129);
+	}
+	memset(&so, 0, sizeof(so));
+	so.sampling.period = po->period;
+	so.sync = po->sync >= 0 ? po->sync : default_sync;
+	so.nslots = po->nslots;
+	so.verbose = po->verbose;
+	ret = session__new_trace(&s, &so, profile__trace_path(po), err, sizeof(err));
+	if (ret) {	/* input that cannot be read: exit 1, as report and compare */
+		lp_err("cannot play the trace: %s", err[0] ? err : strerror(-ret));
+		exit(ret == -EINVAL && po->freq ? 129 : 1);
+	}
+	return s;
+}
+
 struct lp_session *profile__start(const struct profile_opts *po, int argc,
 				  char **argv, int default_sync)
 {
@@ -197,6 +231,8 @@ struct lp_session *profile__start(const struct profile_opts *po, int argc,
 	struct lp_session *s;
 	int err;
 
+	if (profile__trace_path(po))
+		return start_trace(po, argc, default_sync);
 	if (po->pid > 0 && argc > 0) {
 		usage_error("give either -p PID or a program, not both");
 	}
@@ -290,7 +326,7 @@ void profile__print_stats(const struct lp_session *s, const struct profile_opts 
 		       po->lost_ok ? "" : "; --lost-ok accepts such a run");
 	if (po->quiet)
 		return;
-	if (st->ring_pages < (po->ring_pages ? po->ring_pages : 64))
+	if (st->ring_pages && st->ring_pages < (po->ring_pages ? po->ring_pages : 64))
 		fprintf(stderr, "[ ring buffers shrunk to %d data pages per thread to fit the "
 			"locked-memory budget of perf rings (kernel.perf_event_mlock_kb, ulimit -l) ]\n",
 			st->ring_pages);

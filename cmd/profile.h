@@ -38,6 +38,8 @@ void profile_opts__init(struct profile_opts *po);
  * start or attach the program (argv after the options). Dies with advice
  * on failure; returns the session.
  */
+/* --sampler trace=FILE: FILE, else NULL */
+const char *profile__trace_path(const struct profile_opts *po);
 struct lp_session *profile__start(const struct profile_opts *po, int argc,
 				  char **argv, int default_sync);
 

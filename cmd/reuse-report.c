@@ -51,6 +51,12 @@ static void time_desc(const struct reuse_report *r, char *buf, size_t len)
 	if (res->local_rate_reuses)
 		snprintf(local, sizeof(local), "the local one (stride pairs between use and reuse) for "
 			 "%" PRIu64 " reuses, else ", res->local_rate_reuses);
+	if (res->time_source == REUSE_TIME_COUNTER) {
+		snprintf(buf, len, "loads+stores counted between use and reuse (%s; %" PRIu64
+			 " reuses), no rate needed", res->shared ? "every thread on the cache"
+			 : "the thread's own", res->counted_reuses);
+		return;
+	}
 	snprintf(buf, len, "%s%s%s x access rate %s%.4g accesses/ns (%s)%s%s",
 		 res->shared ? "CPU ns of the threads on the cache (wall time x threads sharing it)"
 			     : "thread CPU ns elapsed between use and reuse",

@@ -649,6 +649,12 @@ static int ru_accesses(struct reuse *ru, struct reuse_result *r)
 		struct ru_det *x = &ru->det[d];
 		double ns = x->ns, cost = 0, c = -1;
 
+		if (x->counted) {	/* counters gave the accesses themselves */
+			x->acc = x->ns;
+			x->rate = 1;
+			r->counted_reuses++;
+			continue;
+		}
 		if (x->held && x->kind == RU_REUSE)
 			cost = r->trap_cost_ns;
 		ns = ns > cost ? ns - cost : 0;
@@ -752,8 +758,20 @@ static int ru_convert_run(struct reuse *ru, struct ru_det **v, size_t nv,
 		blk[nb].start = v[a]->use_time;
 		blk[nb].a = a;
 		reuse_hist__init(&blk[nb].t, REUSE_TIME, ru->cfg.gran);
-		for (j = a; j < b; j++)
-			ru_add_det(&blk[nb].t, v[j]);
+		for (j = a; j < b; j++) {
+			/*
+			 * An invalidated line leaves the owner's cache when the
+			 * store lands (Sasongko 2022, Definition 6.2.2; the exact
+			 * engine drops it from the stack): for the footprint it
+			 * is an access whose line stays only that long, when
+			 * counters timed it.
+			 */
+			if (v[j]->kind == RU_INVAL && v[j]->counted && v[j]->acc > 0)
+				reuse_hist__add(&blk[nb].t, reuse__ns_to_accesses(v[j]->acc, 1.0),
+						v[j]->w);
+			else
+				ru_add_det(&blk[nb].t, v[j]);
+		}
 		blk[nb].ok = !reuse_fp__init(&blk[nb].fp, &blk[nb].t);
 	}
 
@@ -810,7 +828,7 @@ const struct reuse_result *reuse__result(struct reuse *ru)
 {
 	struct reuse_result *r = &ru->res;
 	u32 n = ru->nthr, i;
-	int nwall = 0, ncpu = 0, k;
+	int nwall = 0, ncpu = 0, ncnt = 0, k;
 	size_t d;
 
 	ru_result_free(ru);
@@ -852,14 +870,23 @@ const struct reuse_result *reuse__result(struct reuse *ru)
 		struct reuse_hist *h = &ru->r_thr[x->thread].time;
 
 		ru_add_det(h, x);
-		if (x->kind == RU_REUSE && x->wall)
+		if (x->kind == RU_REUSE && x->counted)
+			ncnt++;
+		else if (x->kind == RU_REUSE && x->wall)
 			nwall++;
 		else if (x->kind == RU_REUSE)
 			ncpu++;
 	}
-	r->time_source = !nwall && !ncpu ? REUSE_TIME_NONE :
-			 !nwall ? REUSE_TIME_THREAD_CPU :
-			 !ncpu ? REUSE_TIME_WALL : REUSE_TIME_MIXED;
+	if (ncnt && !nwall && !ncpu) {	/* no rate was needed */
+		r->time_source = REUSE_TIME_COUNTER;
+		r->rate_source = REUSE_RATE_COUNTER;
+		r->access_rate = 1;
+	} else {
+		r->time_source = !nwall && !ncpu ? REUSE_TIME_NONE :
+				 ncnt ? REUSE_TIME_MIXED :
+				 !nwall ? REUSE_TIME_THREAD_CPU :
+				 !ncpu ? REUSE_TIME_WALL : REUSE_TIME_MIXED;
+	}
 	for (i = 0; i < n; i++)
 		reuse_hist__merge(&r->time, &ru->r_thr[i].time);
 	if (ru_convert(ru, r, n)) {

@@ -39,6 +39,8 @@ struct ru_watch {
 	u64 addr;		/* watched (aligned) address */
 	u64 use_addr, use_ip;
 	u64 use_ns, use_time;	/* thread CPU ns (0 if unknown), wall ns */
+	u64 use_count;		/* accesses counted at the use (counted) */
+	u8 counted;		/* a counting facility read use_count */
 	double logp;		/* log P(armed and not yet replaced) */
 };
 
@@ -55,6 +57,8 @@ struct ru_thread {
 	u8 mode[REUSE_MAX_SLOTS];	/* current watch: 0, LP_WP_W, LP_WP_RW */
 	u8 pmode[REUSE_MAX_SLOTS];	/* previous (censored) watch */
 	u64 last_addr, last_ip;		/* its latest sample with an address */
+	u64 count;			/* its loads+stores, latest LP_EV_COUNTER */
+	u8 counted;			/* a COUNTER event was seen */
 };
 
 struct ru_det {			/* one detection */
@@ -74,6 +78,7 @@ struct ru_det {			/* one detection */
 	u64 addr, ip;		/* the use's data address and IP */
 	u8 size;		/* the use's access size */
 	u8 chained;		/* acc counted along the samples in between */
+	u8 counted;		/* ns is an exact access count (counters) */
 };
 
 struct ru_pt {			/* a usable sample of a thread, for chains */

@@ -11,11 +11,11 @@
 #include "core/reuse-internal.h"
 
 const char *const reuse_rate_source_names[] = {
-	"default", "user", "stride",
+	"default", "user", "stride", "counter",
 };
 
 const char *const reuse_time_source_names[] = {
-	"none", "thread_cpu", "wall", "mixed",
+	"none", "thread_cpu", "wall", "mixed", "counter",
 };
 
 static u64 ru_rand(struct reuse *ru)
@@ -338,6 +338,41 @@ static int ru_arm_thread(struct reuse *ru, int i, struct ru_thread *t, u64 time,
 	return ru_push(ru, out, LP_ACT_ARM, t->tid, i, &s->cur, mode, time);
 }
 
+/*
+ * Accesses counted so far over what a reuse of @owner is timed by: its own
+ * loads+stores (private) or those of every thread on its cache (shared).
+ * 0 when some thread has no counter reading (no counting facility).
+ */
+static int ru_count(const struct reuse *ru, u32 owner, u32 owner_cpu, u64 *c)
+{
+	u64 sum = 0;
+	u32 k;
+
+	if (!ru->cfg.shared) {
+		*c = ru->thr[owner].count;
+		return ru->thr[owner].counted;
+	}
+	for (k = 0; k < ru->nthr; k++) {
+		if (!ru->thr[k].started || !ru_share(ru, owner_cpu, ru->thr[k].cpu))
+			continue;
+		if (!ru->thr[k].counted)
+			return 0;
+		sum += ru->thr[k].count;
+	}
+	*c = sum;
+	return 1;
+}
+
+static void ru_counter(struct reuse *ru, const struct lp_counter *c)
+{
+	struct ru_thread *t = ru_thread_by_tid(ru, c->tid);
+
+	if (t) {
+		t->count = c->value;
+		t->counted = 1;
+	}
+}
+
 static int ru_sample(struct reuse *ru, const struct lp_sample *s,
 		     struct lp_actions *out)
 {
@@ -429,6 +464,7 @@ static int ru_sample(struct reuse *ru, const struct lp_sample *s,
 	sl->cur.held = !!(s->flags & LP_SAMPLE_HELD);
 	sl->cur.pending = sl->cur.held && (s->flags & LP_SAMPLE_PENDING);
 	sl->cur.logp = miss < 1 ? log1p(-miss) : -INFINITY;
+	sl->cur.counted = (u8)ru_count(ru, me, t->cpu, &sl->cur.use_count);
 	ru->st.samples_used++;
 
 	/* the sampling thread first: on the sync path it is the one held */
@@ -496,7 +532,8 @@ static int ru_trap(struct reuse *ru, const struct lp_trap *tr,
 	struct ru_watch *w;
 	struct ru_slot *sl;
 	int current, i = tr->slot, wall, err;
-	u8 mode, k = 1;
+	u8 mode, k = 1, counted = 0;
+	u64 now;
 	u32 me;
 	double ns;
 
@@ -555,7 +592,12 @@ static int ru_trap(struct reuse *ru, const struct lp_trap *tr,
 		w->pending = 0;
 
 	if (mode == LP_WP_RW) {
-		if (!ru->cfg.shared && w->use_ns && tr->thread_ns &&
+		if (w->counted && ru_count(ru, w->owner, w->owner_cpu, &now) &&
+		    now > w->use_count) {
+			ns = (double)(now - w->use_count);	/* accesses, the reuse's own included */
+			wall = 0;
+			counted = 1;
+		} else if (!ru->cfg.shared && w->use_ns && tr->thread_ns &&
 		    tr->thread_ns >= w->use_ns) {
 			ns = (double)(tr->thread_ns - w->use_ns);
 			wall = 0;
@@ -570,7 +612,8 @@ static int ru_trap(struct reuse *ru, const struct lp_trap *tr,
 		err = ru_record(ru, w->owner, RU_REUSE, ns, wall, k, w->logp, w->use_time, w->use_ns);
 		if (err)
 			return err;
-		ru->det[ru->ndet - 1].held = w->held && !wall;
+		ru->det[ru->ndet - 1].held = w->held && !wall && !counted;
+		ru->det[ru->ndet - 1].counted = counted;
 		ru->det[ru->ndet - 1].end_time = tr->time > w->use_time ?
 						 tr->time : w->use_time;
 		ru->det[ru->ndet - 1].addr = w->use_addr;
@@ -584,9 +627,14 @@ static int ru_trap(struct reuse *ru, const struct lp_trap *tr,
 			ru->st.chunk++;
 		ru_pair_add(ru, w, tr->ip, 0);
 	} else {
-		err = ru_record(ru, w->owner, RU_INVAL, 0, 0, 1, w->logp, w->use_time, w->use_ns);
+		/* counted: when the line left the owner's cache (ru_convert_run) */
+		counted = w->counted && ru_count(ru, w->owner, w->owner_cpu, &now) &&
+			  now > w->use_count;
+		err = ru_record(ru, w->owner, RU_INVAL, counted ? (double)(now - w->use_count) : 0,
+				0, 1, w->logp, w->use_time, w->use_ns);
 		if (err)
 			return err;
+		ru->det[ru->ndet - 1].counted = counted;
 		ru_pair_add(ru, w, tr->ip, 1);
 	}
 	sl->n = 1.0;
@@ -671,6 +719,9 @@ int reuse__event(struct reuse *ru, const struct lp_event *ev,
 		return ru_sample(ru, &ev->sample, out);
 	case LP_EV_TRAP:
 		return ru_trap(ru, &ev->trap, out);
+	case LP_EV_COUNTER:
+		ru_counter(ru, &ev->counter);
+		return 0;
 	default:		/* action echoes, mmaps, lost: not ours */
 		return 0;
 	}

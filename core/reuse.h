@@ -40,6 +40,7 @@ enum reuse_rate_source {
 	REUSE_RATE_DEFAULT = 0,		/* nothing measured: 1 per ns */
 	REUSE_RATE_USER = 1,		/* --access-rate */
 	REUSE_RATE_STRIDE = 2,		/* estimated from sample strides */
+	REUSE_RATE_COUNTER = 3,		/* none needed: access counters */
 };
 
 enum reuse_time_source {
@@ -47,6 +48,7 @@ enum reuse_time_source {
 	REUSE_TIME_THREAD_CPU = 1,	/* thread_ns of sample and trap */
 	REUSE_TIME_WALL = 2,		/* CLOCK_MONOTONIC (thread_ns missing) */
 	REUSE_TIME_MIXED = 3,		/* some of each */
+	REUSE_TIME_COUNTER = 4,		/* loads+stores counted at use and reuse */
 };
 
 extern const char *const reuse_rate_source_names[];	/* "default", "user", ... */
@@ -98,6 +100,7 @@ struct reuse_result {
 	u64 local_rate_reuses;			/* reuses timed with a local rate */
 	u64 chained_reuses;			/* reuses counted along address chains */
 	u64 access_weighted;			/* detections weighted by accesses per sample */
+	u64 counted_reuses;			/* reuses timed by access counters */
 	int window;				/* footprint window (cfg.window) */
 	u64 rate_pairs_local;			/* stride pairs behind access_rate, if local */
 	int npairs;

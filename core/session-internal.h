@@ -136,6 +136,7 @@ struct lp_session {
 
 	struct lp_session_stats stats;
 	struct lp_datafile *replay;	/* replaying this file: nothing runs */
+	struct lp_tracesim *trace;	/* a trace-driven run (session-trace.c) */
 	char err[512];
 };
 
@@ -146,6 +147,12 @@ u64 sess_now_ns(void);
 void sess_dispatch(struct lp_session *s, const struct lp_event *ev);
 int sess_pending_push(struct lp_session *s, const struct lp_event *ev);
 void sess_flush_pending(struct lp_session *s);
+
+/* session-trace.c: the trace-driven facility */
+struct lp_tracesim;
+int sess_trace_run(struct lp_session *s);
+void sess_trace_execute(struct lp_session *s);
+void sess_trace_delete(struct lp_tracesim *tm);
 
 /* session-thread.c: ptrace and the thread table */
 struct thread *sess_thread_find(struct lp_session *s, pid_t tid);

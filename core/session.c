@@ -99,6 +99,8 @@ void sess_dispatch(struct lp_session *s, const struct lp_event *ev)
 		return;
 	if (s->replay)		/* executed live: their traps are in the file */
 		lp_actions__reset(&s->acts);
+	else if (s->trace && ev->type != LP_EV_ACTION)
+		sess_trace_execute(s);
 	else if (ev->type != LP_EV_ACTION)
 		sess_execute_actions(s);
 }
@@ -341,6 +343,7 @@ void session__delete(struct lp_session *s)
 	}
 	if (s->exec_errno_fd >= 0)
 		close(s->exec_errno_fd);
+	sess_trace_delete(s->trace);
 	lp_actions__exit(&s->acts);
 	free(s->pending);
 	free(s->sinks);
@@ -419,6 +422,12 @@ int session__run(struct lp_session *s)
 	int status, n;
 	pid_t tid;
 
+	if (s->trace) {
+		int err = sess_trace_run(s);
+
+		finish_analyses(s);
+		return err;
+	}
 	/* our own descriptors while tracing, less the exec-status pipe */
 	s->stats.fds_at_start = session__count_fds() - (s->exec_errno_fd >= 0);
 	while (!s->stop && s->nlive > 0) {

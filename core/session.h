@@ -95,6 +95,16 @@ int session__new_replay(struct lp_session **out, struct lp_datafile *f,
  */
 int session__replay(struct lp_session *s);
 
+/*
+ * A session driven by a lociprof-trace file (@path) instead of a program:
+ * the trace-driven facility samples every opts->sampling.period-th access
+ * of each thread with exact access counters and simulated watchpoints
+ * (Documentation/facilities.md, "Trace-driven"). session__run plays it.
+ * 0, or -errno with the reason in @err.
+ */
+int session__new_trace(struct lp_session **out, const struct lp_session_opts *opts,
+		       const char *path, char *err, size_t errlen);
+
 /* Profile until the program exits or session__stop is called. */
 int session__run(struct lp_session *s);
 

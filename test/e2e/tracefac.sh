@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# The trace-driven facility (--sampler trace=FILE): the counter path of
+# reuse, as a PEBS/IBS user gets it, against the exact answers: ribench's
+# closed form (private) and the exact engine on the same trace (shared).
+# Floors sit below what `make bench` measures on these configurations
+# (the run is deterministic: the facility's phases and --seed are fixed).
+. "$(dirname "$0")/lib.sh"
+MB=$TOP/microbench
+RIB=$MB/ribench
+
+js() {	# js FILE EXPR: a python expression over the JSON as d
+	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
+}
+S() {	# S WANT GOT [KEY]: lociprof compare's similarity (all, or bins KEY of s.py)
+	"$LOCIPROF" compare --json "$TMP/cmp.json" "$1" "$2" > /dev/null && js "$TMP/cmp.json" "'%.3f' % d['similarity']['all']"
+}
+ST() {	# ST WANT GOT: similarity of the time-distance histograms
+	python3 - "$1" "$2" <<'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+h = lambda d: {(x['lo'], x['hi']): x['fraction'] for x in d['time_bins']}
+ha, hb = h(a), h(b)
+print('%.3f' % (1 - sum(abs(ha.get(k, 0) - hb.get(k, 0)) for k in set(ha) | set(hb)) / 2))
+PY
+}
+ge() { python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) >= float(sys.argv[2]) else 1)" "$1" "$2"; }
+cfg() { sed -n "s/^$1 //p" "$MB/ribench-configs.txt"; }
+
+# --- private: short-bell (Table 6.5) and short-decreasing-case2 (Table 6.7)
+for c in "short-bell 0.94 0.97" "short-decreasing-case2 0.9 0.95"; do
+	set -- $c
+	name=$1 smin=$2 tmin=$3
+	"$RIB" $(cfg $name) --expect > "$TMP/$name.exp"
+	"$RIB" $(cfg $name) --trace "$TMP/$name.trace"
+	if ! "$LOCIPROF" reuse -q --sampler trace="$TMP/$name.trace" -c 2000 --json "$TMP/$name.json" 2> "$TMP/err"; then
+		fail "reuse --sampler trace: $name" "exit $?: $(head -c 300 "$TMP/err")"
+		continue
+	fi
+	src=$(js "$TMP/$name.json" "d['reuse_time']['time_source'], d['reuse_time']['rate_source']")
+	[ "$src" = "counter counter" ] && ok "$name: reuse times from the access counters" ||
+		fail "$name: reuse times from the access counters" "$src"
+	s=$(S "$TMP/$name.exp" "$TMP/$name.json"); t=$(ST "$TMP/$name.exp" "$TMP/$name.json")
+	ge "$s" "$smin" && ok "$name: stack-distance S = $s >= $smin" || fail "$name: stack-distance S >= $smin" "S = $s"
+	ge "$t" "$tmin" && ok "$name: time-distance S = $t >= $tmin" || fail "$name: time-distance S >= $tmin" "S = $t"
+done
+e=$(js "$TMP/short-decreasing-case2.exp" "d['invalidations'] / (d['reuses'] + d['invalidations'])")
+g=$(js "$TMP/short-decreasing-case2.json" "d['invalidation_fraction']")
+python3 -c "import sys; sys.exit(0 if abs($e - $g) <= 0.03 else 1)" &&
+	ok "short-decreasing-case2: invalidation fraction $g within 0.03 of $e" ||
+	fail "short-decreasing-case2: invalidation fraction within 0.03" "measured $g, expected $e"
+
+# --- shared: the exact engine on the same trace is the truth
+t="$TMP/short-bell.trace"
+"$LOCIPROF" reuse --trace "$t" --shared-cache --json "$TMP/shx.json" > /dev/null
+if "$LOCIPROF" reuse -q --shared-cache --sampler trace="$t" -c 2000 --json "$TMP/sh.json" 2> "$TMP/err"; then
+	s=$(S "$TMP/shx.json" "$TMP/sh.json")
+	ge "$s" 0.95 && ok "short-bell shared cache: S = $s >= 0.95 against the exact engine" ||
+		fail "short-bell shared cache: S >= 0.95 against the exact engine" "S = $s"
+else
+	fail "reuse --shared-cache --sampler trace" "exit $?: $(head -c 300 "$TMP/err")"
+fi
+
+# threads that store to one shared array reuse each other's data in a shared cache
+t="$TMP/short-decreasing-case2.trace"
+"$LOCIPROF" reuse --trace "$t" --shared-cache --json "$TMP/shx2.json" > /dev/null
+"$LOCIPROF" reuse -q --shared-cache --sampler trace="$t" -c 2000 --json "$TMP/sh2.json"
+x=$(js "$TMP/shx2.json" "d['cross_thread'] / d['reuses']"); g=$(js "$TMP/sh2.json" "d['cross_thread'] / d['reuses']")
+python3 -c "import sys; sys.exit(0 if $x > 0 and $g > 0 else 1)" &&
+	ok "shared cache: cross-thread reuses found ($g of the detected reuses; $x of the exact ones)" ||
+	fail "shared cache: cross-thread reuses" "detected $g, exact $x"
+
+# --- bad input says what to do
+"$LOCIPROF" reuse --sampler trace=/nonexistent/t.txt > /dev/null 2> "$TMP/err"; rc=$?
+[ $rc = 1 ] && grep -q "/nonexistent/t.txt" "$TMP/err" && ok "a missing trace exits 1 naming it" ||
+	fail "missing trace" "exit $rc: $(cat "$TMP/err")"
+printf '1 R 0x10 8\n1 X 0x10 8\n' > "$TMP/bad.txt"
+"$LOCIPROF" reuse --sampler trace="$TMP/bad.txt" > /dev/null 2> "$TMP/err"; rc=$?
+[ $rc = 1 ] && grep -q "bad.txt:2" "$TMP/err" && ok "a malformed trace exits 1 naming file and line" ||
+	fail "malformed trace" "exit $rc: $(cat "$TMP/err")"
+"$LOCIPROF" reuse --sampler trace="$t" /bin/true > /dev/null 2> "$TMP/err"; rc=$?
+[ $rc = 129 ] && grep -q "no program" "$TMP/err" && ok "a trace and a program is a usage error" ||
+	fail "trace and a program" "exit $rc: $(cat "$TMP/err")"

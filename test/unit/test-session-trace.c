@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The trace-driven facility (core/session-trace.c): a trace written here is
+ * played through the session, and what a PEBS/IBS machine would deliver is
+ * checked access by access: samples every N-th access of a thread, counter
+ * readings equal to the thread's accesses so far, watchpoints that trap on
+ * exactly the next access that touches them (W: stores only), after it.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/reuse.h"
+#include "core/session.h"
+#include "core/tests.h"
+
+struct tt_state {
+	int nsamples, ntraps, nstarts, nexits, ncounters;
+	u64 sample_count[64];	/* counter of the sampled thread at each sample */
+	u64 sample_time[64];
+	u32 sample_tid[64];
+	u64 trap_time[8], trap_count[8];
+	u32 trap_tid[8];
+	u8 trap_mode[8];
+	u64 count[8];		/* latest counter by tid (tids < 8) */
+	int armed;
+};
+
+static int tt_sink(void *arg, const struct lp_event *ev, struct lp_actions *acts)
+{
+	struct tt_state *st = arg;
+	struct lp_action a;
+
+	switch (ev->type) {
+	case LP_EV_THREAD_START:
+		st->nstarts++;
+		break;
+	case LP_EV_THREAD_EXIT:
+		st->nexits++;
+		break;
+	case LP_EV_COUNTER:
+		st->ncounters++;
+		if (ev->counter.tid < 8)
+			st->count[ev->counter.tid] = ev->counter.value;
+		break;
+	case LP_EV_SAMPLE:
+		if (st->nsamples < 64) {
+			st->sample_count[st->nsamples] = st->count[ev->sample.tid & 7];
+			st->sample_time[st->nsamples] = ev->sample.time;
+			st->sample_tid[st->nsamples] = ev->sample.tid;
+		}
+		st->nsamples++;
+		/* the first sample of thread 1 (at 0x1000) arms RW on 1, W on 2 */
+		if (st->armed || ev->sample.tid != 1)
+			break;
+		st->armed = 1;
+		memset(&a, 0, sizeof(a));
+		a.op = LP_ACT_ARM;
+		a.len = 8;
+		a.addr = ev->sample.addr;
+		a.mode = LP_WP_RW;
+		a.tid = 1;
+		a.cookie = 11;
+		lp_actions__push(acts, &a);
+		a.mode = LP_WP_W;
+		a.tid = 2;
+		a.cookie = 22;
+		lp_actions__push(acts, &a);
+		break;
+	case LP_EV_TRAP:
+		if (st->ntraps < 8) {
+			st->trap_time[st->ntraps] = ev->trap.time;
+			st->trap_tid[st->ntraps] = ev->trap.tid;
+			st->trap_mode[st->ntraps] = ev->trap.mode;
+			st->trap_count[st->ntraps] = st->count[ev->trap.tid & 7];
+		}
+		st->ntraps++;
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+static int tt_play(const char *text, u64 period, struct tt_state *st, char *path)
+{
+	struct lp_session_opts o;
+	struct lp_session *s;
+	char err[256];
+	FILE *f;
+	int fd, ret;
+
+	fd = mkstemp(path);
+	if (fd < 0)
+		return -errno;
+	f = fdopen(fd, "w");
+	fputs(text, f);
+	fclose(f);
+	memset(&o, 0, sizeof(o));
+	o.sampling.period = period;
+	o.nslots = 4;
+	memset(st, 0, sizeof(*st));
+	ret = session__new_trace(&s, &o, path, err, sizeof(err));
+	if (ret)
+		return ret;
+	session__add_sink(s, tt_sink, st);
+	ret = session__run(s);
+	session__delete(s);
+	unlink(path);
+	return ret;
+}
+
+LP_TEST(test_trace_facility_watchpoints_exact, "trace facility: watchpoints trap on the exact next access, W on stores only")
+{
+	/* access #: 1..8; thread 1 samples 0x1000 first (period 1) */
+	static const char text[] =
+		"# lociprof-trace 1\n"
+		"2 R 0x3000 8\n"		/* 1: thread 2 exists (a thread arms once it does) */
+		"1 R 0x1000 8\n"		/* 2: sampled, arms */
+		"2 R 0x1000 8\n"		/* 3: load by 2: W watch, no trap */
+		"1 R 0x1008 8\n"		/* 4: next door: no trap */
+		"1 W 0x2000 8\n"		/* 5 */
+		"1 R 0x1004 4\n"		/* 6: overlaps: trap (RW), thread 1's 4th access */
+		"2 W 0x1002 2\n"		/* 7: store by 2: trap (W), 2's 3rd access */
+		"1 R 0x0ff8 8\n";		/* 8: just below: no trap */
+	char path[] = "/tmp/lp-trace-XXXXXX";
+	struct tt_state st;
+	int ret = tt_play(text, 1, &st, path);
+
+	TEST_ASSERT(ret == 0, "play: %s", strerror(-ret));
+	TEST_ASSERT(st.nstarts == 2 && st.nexits == 2, "starts %d exits %d", st.nstarts, st.nexits);
+	TEST_ASSERT(st.nsamples == 8, "period 1 samples every access: %d", st.nsamples);
+	TEST_ASSERT(st.ntraps == 2, "traps %d (times %llu %llu)", st.ntraps,
+		    (unsigned long long)st.trap_time[0], (unsigned long long)st.trap_time[1]);
+	TEST_ASSERT(st.trap_tid[0] == 1 && st.trap_time[0] == 6 && st.trap_mode[0] == LP_WP_RW &&
+		    st.trap_count[0] == 4, "first trap: tid %u at access %llu mode %u count %llu",
+		    st.trap_tid[0], (unsigned long long)st.trap_time[0], st.trap_mode[0],
+		    (unsigned long long)st.trap_count[0]);
+	TEST_ASSERT(st.trap_tid[1] == 2 && st.trap_time[1] == 7 && st.trap_mode[1] == LP_WP_W &&
+		    st.trap_count[1] == 3, "second trap: tid %u at access %llu mode %u count %llu",
+		    st.trap_tid[1], (unsigned long long)st.trap_time[1], st.trap_mode[1],
+		    (unsigned long long)st.trap_count[1]);
+	return TEST_OK;
+}
+
+LP_TEST(test_trace_facility_period_counters, "trace facility: every N-th access of a thread is sampled, counters read exact")
+{
+	char *text = malloc(64 * 1024), path[] = "/tmp/lp-trace-XXXXXX";
+	struct tt_state st;
+	size_t n = 0;
+	int i, ret;
+
+	TEST_ASSERT(text, "malloc");
+	/* two threads interleaved 2:1 over 300 accesses */
+	for (i = 0; i < 300; i++)
+		n += snprintf(text + n, 64 * 1024 - n, "%d R 0x%x 8\n", i % 3 ? 3 : 4,
+			      0x10000 + 8 * i);
+	ret = tt_play(text, 7, &st, path);
+	free(text);
+	TEST_ASSERT(ret == 0, "play: %s", strerror(-ret));
+	/* thread 3 made 200 accesses, thread 4 100: 28 or 29 and 14 or 15 samples */
+	TEST_ASSERT(st.nsamples >= 42 && st.nsamples <= 44, "samples %d", st.nsamples);
+	for (i = 0; i < st.nsamples && i < 64; i++) {
+		int j;
+
+		TEST_ASSERT(st.sample_count[i] >= 1 && st.sample_count[i] <= 200,
+			    "sample %d: count %llu", i, (unsigned long long)st.sample_count[i]);
+		for (j = i + 1; j < st.nsamples && j < 64; j++)
+			if (st.sample_tid[j] == st.sample_tid[i]) {
+				TEST_ASSERT(st.sample_count[j] - st.sample_count[i] == 7,
+					    "tid %u: samples at its accesses %llu and %llu",
+					    st.sample_tid[i], (unsigned long long)st.sample_count[i],
+					    (unsigned long long)st.sample_count[j]);
+				break;
+			}
+	}
+	return TEST_OK;
+}
+
+/*
+ * The reuse analysis on the counter path: one thread sweeping 50 addresses
+ * 20 times reuses each at exactly 49 accesses in between, whatever sample
+ * arms the watch, so every reuse lands in the time bin of 49.
+ */
+LP_TEST(test_trace_facility_reuse_counted, "trace facility: reuse times come from the counters, exactly")
+{
+	char *text = malloc(64 * 1024), path[] = "/tmp/lp-trace-XXXXXX";
+	struct lp_session_opts o;
+	struct lp_session *s;
+	const struct reuse_result *r;
+	struct reuse_config cfg;
+	struct reuse *ru;
+	char err[256];
+	size_t n = 0;
+	int i, fd, ret, k = reuse_hist__bin(49);
+	FILE *f;
+
+	TEST_ASSERT(text, "malloc");
+	for (i = 0; i < 1000; i++)
+		n += snprintf(text + n, 64 * 1024 - n, "5 %c 0x%x 8\n", i % 4 ? 'R' : 'W',
+			      0x8000 + 8 * (i % 50));
+	fd = mkstemp(path);
+	TEST_ASSERT(fd >= 0, "mkstemp");
+	f = fdopen(fd, "w");
+	fputs(text, f);
+	fclose(f);
+	free(text);
+	reuse__config_init(&cfg);
+	ru = reuse__new(&cfg);
+	TEST_ASSERT(ru, "reuse__new");
+	memset(&o, 0, sizeof(o));
+	o.sampling.period = 13;
+	o.nslots = cfg.nslots;
+	ret = session__new_trace(&s, &o, path, err, sizeof(err));
+	TEST_ASSERT(ret == 0, "%.150s", err);
+	session__add_analysis(s, reuse__analysis(ru));
+	ret = session__run(s);
+	unlink(path);
+	TEST_ASSERT(ret == 0, "run: %s", strerror(-ret));
+	r = reuse__result(ru);
+	TEST_ASSERT(r && r->reuses > 10, "reuses %llu", r ? (unsigned long long)r->reuses : 0ull);
+	TEST_ASSERT(r->time_source == REUSE_TIME_COUNTER && r->rate_source == REUSE_RATE_COUNTER,
+		    "time source %d rate source %d", r->time_source, r->rate_source);
+	TEST_ASSERT(r->counted_reuses == r->reuses, "%llu of %llu counted",
+		    (unsigned long long)r->counted_reuses, (unsigned long long)r->reuses);
+	TEST_ASSERT(r->time.bin[k] > 0 && r->time.bin[k] == reuse_hist__total(&r->time, 0),
+		    "time bin of 49 holds %g of %g", r->time.bin[k], reuse_hist__total(&r->time, 0));
+	session__delete(s);
+	reuse__delete(ru);
+	return TEST_OK;
+}
