@@ -23,6 +23,7 @@ struct cd_entry {		/* one BulletinBoard entry */
 	u8 len, kind;
 	u8 used;
 	u8 touched;		/* its access is already in the line's touches */
+	u64 seen;		/* threads (index mod 64) that sampled the line since */
 };
 
 struct cd_slot {
@@ -47,7 +48,6 @@ struct cd_thread {
 	u64 nsamples, nstores;	/* epochs */
 	u64 seq_cur, seq_prev;	/* global seq of this and the previous sample */
 	u64 store_seq_cur, store_seq_prev;
-	u64 t_prev;		/* seq of the last entry counted (Algorithm 1) */
 	struct cd_watch w;
 	struct cd_slot slot[COMDETECT_MAX_SLOTS];
 	/*

@@ -340,10 +340,7 @@ static void cd_publish(struct comdetect *cd, struct cd_thread *t,
 		       struct cd_entry *e, const struct lp_sample *s, u64 line,
 		       u64 len)
 {
-	if (e) {
-		if (!cd_entry_replaceable(cd, t, e))
-			return;
-	} else {
+	if (!e) {
 		u32 n = cd->cfg.board_size, h = cd_board_hash(cd, line);
 		u32 i, w = cd_probe_len(cd);
 		struct cd_entry *old = NULL;
@@ -376,6 +373,7 @@ static void cd_publish(struct comdetect *cd, struct cd_thread *t,
 	e->store_epoch = t->nstores;
 	e->pub = cd_index(cd, t);
 	e->touched = cd_line_find(cd, line) != NULL;
+	e->seen = 1ull << (e->pub & 63);
 	cd->st.publishes++;
 }
 
@@ -573,8 +571,7 @@ static int cd_sample(struct comdetect *cd, const struct lp_sample *s,
 	period = cd->cfg.period ? cd->cfg.period : s->period ? s->period : 1;
 
 	e = cd_board_find(cd, line);
-	if (e && e->pub != me && cd_entry_recent(t, e) &&
-	    !cd_entry_expired(cd, e) && e->seq > t->t_prev) {
+	if (e && e->pub != me && !(e->seen & (1ull << (me & 63)))) {
 		int is_true = overlaps(s->addr, len, e->addr, e->len);
 
 		err = cd_communicate(cd, e->pub, me, e->cpu, s->cpu, line,
@@ -587,7 +584,7 @@ static int cd_sample(struct comdetect *cd, const struct lp_sample *s,
 				      COMDETECT_SRC_SAMPLE, e->ip);
 			e->touched = 1;
 		}
-		t->t_prev = e->seq;
+		e->seen |= 1ull << (me & 63);
 		cd->st.hits++;
 	} else {
 		err = cd_try_arm(cd, t, s, period, out);

@@ -16,17 +16,20 @@
  *   P has taken @expire (2) more store samples (Sasongko 2022: "expired if it
  *   survived for more than two store events from the same thread"; loads
  *   do not age it). For a looking-up thread T, E is *recent* iff E was
- *   published after T's previous sample ("published between its current
- *   sample and its previous sample").
+ *   published after T's previous sample. Both only decide which entries
+ *   may be evicted and which lines a thread arms watchpoints on.
  * - Lookup hit (one communication P<->T, volume = period of T's sample):
- *   E is on T's line, P != T, E recent for T and not expired, and E is newer
- *   than the last entry T counted (t_prev). True sharing iff
- *   [M1, M1+len1) overlaps [M2, M2+len2), false otherwise.
- * - Publishing (stores only): skipped while the line's entry is unexpired
- *   and was published at or after T's previous store sample; otherwise T's
- *   access replaces it. A line lives within 8 slots of its hash; when those
- *   are full the oldest of them is evicted if it is expired for T (as above),
- *   else the new entry is dropped.
+ *   E is on T's line, P != T, and T has not sampled the line since E was
+ *   published (E.seen, threads by index mod 64): another thread stored to
+ *   the line since T's last known access to it, as a coherence miss needs
+ *   (Documentation/algorithms.md: where this departs from Algorithm 1 and
+ *   what it measured). True sharing iff [M1, M1+len1) overlaps
+ *   [M2, M2+len2), false otherwise.
+ * - Publishing (stores only): T's store replaces its line's entry (the
+ *   line's latest sampled store, seen by T alone). A new line lives within
+ *   8 slots of its hash; when those are full the oldest of them is evicted
+ *   if it is expired or older than T's previous store sample, else the new
+ *   entry is dropped.
  * - Watchpoints: a thread that gets no hit arms, if its current watchpoints
  *   are old (armed @expire or more of its own samples ago, loads included),
  *   min(nslots, max_dr, line/8) of its own debug registers on distinct

@@ -149,8 +149,9 @@ LP_TEST(test_comdetect_period_override,
 		    "analysis wrapper");
 	r = comdetect__result(cd);
 	TEST_ASSERT(cell(r->all, 3, 0, 1) == 5, "hit %g", cell(r->all, 3, 0, 1));
-	TEST_ASSERT(cell(r->all, 3, 0, 2) == 10, "trap %g",
-		    cell(r->all, 3, 0, 2));
+	/* 11's store replaced 10's entry: the trap is 11's store reaching 12 */
+	TEST_ASSERT(cell(r->all, 3, 1, 2) == 10, "trap %g",
+		    cell(r->all, 3, 1, 2));
 	lp_actions__exit(&acts);
 	comdetect__delete(cd);
 	return TEST_OK;
@@ -362,9 +363,13 @@ LP_TEST(test_comdetect_trap_true_sharing_on_published_chunk,
 	return TEST_OK;
 }
 
-/* Publisher 10 stores 0x1000, then @later; does 11's store to 0x1000 hit? */
+/*
+ * Publisher 10 stores 0x1000, then @later elsewhere; 11 samples 0x1000
+ * @looks times (after a sample elsewhere if @looker_sampled_between):
+ * how many hits?
+ */
 static int hits_after(struct lp_test_ctx *ctx, const u8 *later, int n,
-		      int looker_sampled_between)
+		      int looker_sampled_between, int looks)
 {
 	struct comdetect *cd = new_cd(0, 0, 0);
 	struct lp_actions acts = { 0 };
@@ -379,37 +384,63 @@ static int hits_after(struct lp_test_ctx *ctx, const u8 *later, int n,
 		FEED(ev_sample(11, 1, LP_ACCESS_LOAD, 0x9000, 8, P1));
 	for (i = 0; i < n; i++)
 		FEED(ev_sample(10, 0, later[i], 0x20000 + i * 64, 8, P0));
-	FEED(ev_sample(11, 1, LP_ACCESS_STORE, 0x1000, 8, P1));
+	for (i = 0; i < looks; i++)
+		FEED(ev_sample(11, 1, LP_ACCESS_LOAD, 0x1000, 8, P1));
 	r = comdetect__result(cd);
 	TEST_ASSERT(r, "result");
-	hit = r->stats.hits == 1;
+	hit = (int)r->stats.hits;
 	lp_actions__exit(&acts);
 	comdetect__delete(cd);
 	return hit;
 }
 
-LP_TEST(test_comdetect_entry_expiry_by_store_epochs,
-	"comdetect: an entry expires after two more publisher stores; loads do not age it; looker sees only recent entries")
+LP_TEST(test_comdetect_entry_counts_once_per_looker,
+	"comdetect: a line's latest store counts once for each other thread that samples the line after it, whatever else either did")
 {
-	static const u8 st1[] = { LP_ACCESS_STORE };
 	static const u8 st2[] = { LP_ACCESS_STORE, LP_ACCESS_STORE };
-	static const u8 st_atomic[] = { LP_ACCESS_STORE, LP_ACCESS_ATOMIC };
 	static const u8 ld3[] = { LP_ACCESS_LOAD, LP_ACCESS_LOAD, LP_ACCESS_LOAD };
 	int h;
 
-	h = hits_after(ctx, NULL, 0, 0);
+	h = hits_after(ctx, NULL, 0, 0, 1);
 	TEST_ASSERT(h == 1, "fresh entry missed (%d)", h);
-	h = hits_after(ctx, st1, 1, 0);
-	TEST_ASSERT(h == 1, "entry gone after one later store (%d)", h);
-	h = hits_after(ctx, st2, 2, 0);
-	TEST_ASSERT(h == 0, "entry alive after two later stores (%d)", h);
-	h = hits_after(ctx, st_atomic, 2, 0);
-	TEST_ASSERT(h == 0, "atomic did not age the entry (%d)", h);
-	h = hits_after(ctx, ld3, 3, 0);
-	TEST_ASSERT(h == 1, "loads aged the entry (%d)", h);
-	/* published before the looker's previous sample: not recent */
-	h = hits_after(ctx, NULL, 0, 1);
-	TEST_ASSERT(h == 0, "old entry matched (%d)", h);
+	/* the publisher's stores elsewhere do not retire its store to this line */
+	h = hits_after(ctx, st2, 2, 0, 1);
+	TEST_ASSERT(h == 1, "entry gone after the publisher stored elsewhere (%d)", h);
+	h = hits_after(ctx, ld3, 3, 0, 1);
+	TEST_ASSERT(h == 1, "loads elsewhere retired the entry (%d)", h);
+	/* nor do the looker's samples elsewhere */
+	h = hits_after(ctx, NULL, 0, 1, 1);
+	TEST_ASSERT(h == 1, "a sample elsewhere hid the entry (%d)", h);
+	/* the looker's later samples of the line find its copy valid: once */
+	h = hits_after(ctx, NULL, 0, 0, 3);
+	TEST_ASSERT(h == 1, "one store counted %d times by one reader", h);
+	return TEST_OK;
+}
+
+LP_TEST(test_comdetect_latest_store_wins,
+	"comdetect: every sampled store replaces its line's entry; the others count it again")
+{
+	struct comdetect *cd = new_cd(0, 0, 0);
+	struct lp_actions acts = { 0 };
+	const struct comdetect_result *r;
+
+	TEST_ASSERT(cd, "new");
+	FEED(ev_start(10, 0, 0));
+	FEED(ev_start(11, 1, 1));
+	FEED(ev_start(12, 2, 0));
+	FEED(ev_sample(10, 0, LP_ACCESS_STORE, 0x1000, 8, P0));
+	FEED(ev_sample(11, 1, LP_ACCESS_STORE, 0x1008, 8, P1));	/* hit 0-1, replaces */
+	FEED(ev_sample(10, 0, LP_ACCESS_STORE, 0x1000, 8, P0));	/* hit 1-0, replaces */
+	FEED(ev_sample(12, 0, LP_ACCESS_LOAD, 0x1010, 8, P0));	/* hit 0-2 */
+	FEED(ev_sample(12, 0, LP_ACCESS_LOAD, 0x1010, 8, P0));	/* its copy is valid */
+	r = comdetect__result(cd);
+	TEST_ASSERT(r && r->stats.hits == 3, "hits %llu", r ? (unsigned long long)r->stats.hits : 0ull);
+	TEST_ASSERT(cell(r->all, 3, 0, 1) == P1 + P0, "pair 0-1 %g", cell(r->all, 3, 0, 1));
+	TEST_ASSERT(cell(r->all, 3, 0, 2) == P0 && cell(r->all, 3, 1, 2) == 0,
+		    "the reader counted the latest store's thread: 0-2 %g, 1-2 %g",
+		    cell(r->all, 3, 0, 2), cell(r->all, 3, 1, 2));
+	lp_actions__exit(&acts);
+	comdetect__delete(cd);
 	return TEST_OK;
 }
 
