@@ -52,6 +52,8 @@ struct coherence {
 	u64 inval[MAXT * MAXT];
 	/* the result, rebuilt by coherence__result */
 	struct coherence_result res;
+	u32 rtids[MAXT];
+	struct coherence_counts rthreads[MAXT];
 	u64 *rmat;
 	struct coherence_line *rlines;
 	struct coherence_ref *rrefs;
@@ -452,10 +454,23 @@ static void add_counts(struct coherence_counts *to, const struct coherence_count
 		o[i] += f[i];
 }
 
+/* @perm[t]: thread t's place when threads are ordered by tid. */
+static void tid_order(const struct coherence *c, int *perm)
+{
+	int t, u, rank;
+
+	for (t = 0; t < c->nthreads; t++) {
+		for (rank = 0, u = 0; u < c->nthreads; u++)
+			rank += c->tids[u] < c->tids[t];
+		perm[t] = rank;
+	}
+}
+
 int coherence__result(struct coherence *c, const struct coherence_result **res)
 {
 	struct coherence_result *r = &c->res;
-	size_t n = (size_t)c->nthreads, i, j, nl = 0;
+	size_t n = (size_t)c->nthreads, i, j, nl = 0, pi, pj;
+	int perm[MAXT], k;
 	u64 *m;
 
 	free(c->rmat);
@@ -467,25 +482,38 @@ int coherence__result(struct coherence *c, const struct coherence_result **res)
 	if (!c->rmat || !c->rlines || !c->rrefs)
 		return -ENOMEM;
 	memset(r, 0, sizeof(*r));
+	tid_order(c, perm);
 	m = c->rmat;
-	for (i = 0; i < n; i++)
-		for (j = 0; j < n; j++) {
-			m[i * n + j] = c->miss_all[i * MAXT + j];
-			m[n * n + i * n + j] = c->miss_true[i * MAXT + j];
-			m[2 * n * n + i * n + j] = c->miss_false[i * MAXT + j];
-			m[3 * n * n + i * n + j] = c->inval[i * MAXT + j];
-		}
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		pi = (size_t)perm[i];
+		c->rtids[pi] = c->tids[i];
+		c->rthreads[pi] = c->threads[i];
 		add_counts(&r->total, &c->threads[i]);
-	for (i = 0; i < c->next; i++)
-		if (c->ext[i].out.misses || c->ext[i].out.invalidations)
-			c->rlines[nl++] = c->ext[i].out;
+		for (j = 0; j < n; j++) {
+			pj = (size_t)perm[j];
+			m[pi * n + pj] = c->miss_all[i * MAXT + j];
+			m[n * n + pi * n + pj] = c->miss_true[i * MAXT + j];
+			m[2 * n * n + pi * n + pj] = c->miss_false[i * MAXT + j];
+			m[3 * n * n + pi * n + pj] = c->inval[i * MAXT + j];
+		}
+	}
+	for (i = 0; i < c->next; i++) {
+		if (!c->ext[i].out.misses && !c->ext[i].out.invalidations)
+			continue;
+		c->rlines[nl] = c->ext[i].out;
+		for (k = 0; k < c->rlines[nl].ntouches; k++)
+			c->rlines[nl].touches[k].thread = (u32)perm[c->rlines[nl].touches[k].thread];
+		nl++;
+	}
 	qsort(c->rlines, nl, sizeof(*c->rlines), line_cmp);
-	memcpy(c->rrefs, c->refs, c->nrefs * sizeof(*c->refs));
+	for (i = 0; i < c->nrefs; i++) {
+		c->rrefs[i] = c->refs[i];
+		c->rrefs[i].thread = (u32)perm[c->refs[i].thread];
+	}
 	qsort(c->rrefs, c->nrefs, sizeof(*c->rrefs), ref_cmp);
 	r->nthreads = c->nthreads;
-	r->tids = c->tids;
-	r->threads = c->threads;
+	r->tids = c->rtids;
+	r->threads = c->rthreads;
 	r->miss_all = m;
 	r->miss_true = m + n * n;
 	r->miss_false = m + 2 * n * n;

@@ -60,7 +60,7 @@ struct coherence_counts {
 
 /* One access pattern that missed on a line: who, which bytes, how often. */
 struct coherence_touch {
-	u32 thread;			/* thread index */
+	u32 thread;			/* thread index (in the result: tid order) */
 	u8 off, len;			/* [off, off+len) within the line */
 	u8 store;
 	u64 count;
@@ -81,9 +81,10 @@ struct coherence_ref {
 	u64 misses, true_sharing, false_sharing, invalidations;
 };
 
+/* Threads are indexed in tid order: a microbenchmark's trace tid i is T i. */
 struct coherence_result {
 	int nthreads;
-	const u32 *tids;		/* [nthreads], in order of first access */
+	const u32 *tids;		/* [nthreads], ascending */
 	const struct coherence_counts *threads;	/* [nthreads] */
 	/*
 	 * n x n row-major, [from * n + to], not symmetrized: misses from the
@@ -106,8 +107,8 @@ int coherence__new(struct coherence **cp, const struct coherence_config *cfg);
 void coherence__delete(struct coherence *c);
 
 /*
- * One access of thread @tid (any number; indices are given in order of
- * first appearance). 0, -E2BIG past COHERENCE_MAX_THREADS threads, -ENOMEM.
+ * One access of thread @tid (any number). 0, -E2BIG past
+ * COHERENCE_MAX_THREADS threads, -ENOMEM.
  */
 int coherence__access(struct coherence *c, u32 tid, int store, u64 addr, u32 size);
 

@@ -2,8 +2,7 @@
 /*
  * The MESI simulator (core/coherence.h) on short traces whose counts are
  * derived by hand in each test's comment from the definitions in
- * core/coherence.h. Thread indices follow first access: the first tid
- * seen is T0.
+ * core/coherence.h. The result orders threads by tid: the smallest is T0.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -252,6 +251,31 @@ LP_TEST(test_coherence_limits, "coherence: bad geometry and too many threads are
 	for (t = 0; t <= COHERENCE_MAX_THREADS && !err; t++)
 		err = coherence__access(c, (u32)t, 1, L0, 8);
 	TEST_ASSERT(err == -E2BIG && t == COHERENCE_MAX_THREADS + 1, "err %d at thread %d", err, t);
+	coherence__delete(c);
+	return TEST_OK;
+}
+
+/*
+ * The result indexes threads by tid, not by first access: tid 9 stores,
+ * tid 5 stores (invalidates 9), tid 9 stores (a miss from 5). T0 = tid 5,
+ * T1 = tid 9: the miss is T0 -> T1, and the reference and the line's
+ * missing access are T1's.
+ */
+LP_TEST(test_coherence_threads_in_tid_order, "coherence: threads are indexed in tid order")
+{
+	static const struct acc acc[] = { { 9, 1, L0, 8 }, { 5, 1, L0, 8 }, { 9, 1, L0, 8 } };
+	const struct coherence_result *r;
+	struct coherence *c;
+
+	RUN(acc);
+	TEST_ASSERT(r->tids[0] == 5 && r->tids[1] == 9, "tids %u %u", r->tids[0], r->tids[1]);
+	TEST_ASSERT(CELL(r->miss_all, 0, 1) == 1 && CELL(r->miss_all, 1, 0) == 0, "direction");
+	TEST_ASSERT(CELL(r->inval, 0, 1) == 1 && CELL(r->inval, 1, 0) == 1, "invalidations");
+	TEST_ASSERT(r->threads[1].misses == 1 && r->threads[0].misses == 0, "per thread");
+	TEST_ASSERT(r->refs[0].thread == 1 && r->refs[0].misses == 1, "reference thread %u",
+		    r->refs[0].thread);
+	TEST_ASSERT(r->nlines == 1 && r->lines[0].ntouches == 1 && r->lines[0].touches[0].thread == 1,
+		    "touch thread");
 	coherence__delete(c);
 	return TEST_OK;
 }
