@@ -113,16 +113,20 @@ int cmd_coherence(int argc, char **argv)
 		case O_CACHE: parse_cache(optarg, &cfg, cache, sizeof(cache)); break;
 		case O_LINES:
 			v = parse_ull_opt("--lines", optarg);
-			if (!v || v > (1u << 26))
-				lp_die("--lines expects 1..%u, not '%s'", 1u << 26, optarg);
+			if (!v || v > (1u << 26)) {
+				lp_err("--lines expects 1..%u, not '%s'", 1u << 26, optarg);
+				usage_exit(coherence_usage, 1);
+			}
 			cfg.sets = 1;
 			cfg.ways = (u32)v;
 			snprintf(cache, sizeof(cache), "fully associative, %llu lines, LRU", v);
 			break;
 		case O_LINE_SIZE:
 			line_size = (int)parse_ull_opt("--line-size", optarg);
-			if (line_size != 16 && line_size != 32 && line_size != 64)
-				lp_die("--line-size expects 16, 32 or 64, not '%s'", optarg);
+			if (line_size != 16 && line_size != 32 && line_size != 64) {
+				lp_err("--line-size expects 16, 32 or 64, not '%s'", optarg);
+				usage_exit(coherence_usage, 1);
+			}
 			break;
 		case O_TOP: out.top = (int)parse_ull_opt("--top", optarg); break;
 		case O_JSON: out.json = optarg; break;

@@ -7,6 +7,7 @@
 #include "cmd/coherence-report.h"
 #include "core/json.h"
 
+#define ALL "all coherence misses"	/* what the matrices' percentages are of */
 #define UNIT "coherence misses (cache-line transfers from the last writer), each counted once"
 
 int coherence_report__init(struct coherence_report *r, const struct coherence_result *res,
@@ -163,19 +164,19 @@ void coherence_report__print(const struct coherence_report *r, FILE *f)
 	fprintf(f, "  other misses: cold %" PRIu64 ", capacity %" PRIu64 "; hits %" PRIu64
 		" (%.1f%% of accesses)\n", t->cold, t->capacity, t->hits, pct(t->hits, t->accesses));
 
-	comdetect_report__matrix(&r->view, f, "Thread matrix, all", r->cd.all, res->nthreads, "T",
-				 r->cd.total_all);
+	comdetect_report__matrix(&r->view, f, "Thread matrix, all", ALL, r->cd.all, res->nthreads,
+				 "T", r->cd.total_all);
 	if (t->true_sharing && t->false_sharing) {
-		comdetect_report__matrix(&r->view, f, "Thread matrix, true sharing",
+		comdetect_report__matrix(&r->view, f, "Thread matrix, true sharing", ALL,
 					 r->cd.true_sharing, res->nthreads, "T", r->cd.total_all);
-		comdetect_report__matrix(&r->view, f, "Thread matrix, false sharing",
+		comdetect_report__matrix(&r->view, f, "Thread matrix, false sharing", ALL,
 					 r->cd.false_sharing, res->nthreads, "T", r->cd.total_all);
 	}
 	fprintf(f, "\n(the thread matrices are symmetrized as comdetect's: a cell sums both\n"
 		"directions, so all cells add up to twice the total)\n");
-	comdetect_report__matrix(&r->view, f, "Invalidations (here: % of all invalidations), row: "
-				 "the storing thread, column: the one invalidated", r->mat + 3 * nn, res->nthreads, "T",
-				 (double)t->invalidations);
+	comdetect_report__matrix(&r->view, f, "Invalidations, row: the storing thread, column: "
+				 "the one invalidated", "all invalidations", r->mat + 3 * nn,
+				 res->nthreads, "T", (double)t->invalidations);
 
 	fprintf(f, "\nThreads:");
 	for (i = 0; i < res->nthreads; i++)

@@ -44,6 +44,7 @@ static int heat_color(double frac)
 	return ramp[i];
 }
 
+#define ALL "all communication"	/* what the matrices' percentages are of */
 #define TEXT_FULL_MATRIX	16	/* up to this many threads: the whole matrix */
 #define TEXT_MAX_MATRIX		32	/* else the ones that communicate, up to this */
 #define TEXT_TOP_PAIRS		20	/* else the pairs that communicate most */
@@ -143,11 +144,11 @@ static void print_pairs(FILE *f, const struct comdetect_result *res, int unused,
  * text grows with what was detected, not with every thread that ever lived.
  */
 void comdetect_report__matrix(const struct comdetect_report *r, FILE *f, const char *title,
-			      const double *m, int n, const char *label, double total)
+			      const char *of, const double *m, int n, const char *label, double total)
 {
 	int *idx, k, i;
 
-	fprintf(f, "\n%s (%% of all communication):\n", title);
+	fprintf(f, "\n%s (%% of %s):\n", title, of);
 	if (n <= 0 || total <= 0) {
 		fprintf(f, "  (none detected)\n");
 		return;
@@ -270,15 +271,15 @@ void comdetect_report__print(const void *view, FILE *f)
 	if (!res->all) {	/* more threads than a dense matrix holds */
 		print_pairs(f, res, 0, total);
 	} else {
-		comdetect_report__matrix(r, f, "Thread matrix, all", res->all, res->nthreads, "T", total);
+		comdetect_report__matrix(r, f, "Thread matrix, all", ALL, res->all, res->nthreads, "T", total);
 		if (res->total_false > 0 && res->total_true > 0) {
-			comdetect_report__matrix(r, f, "Thread matrix, true sharing", res->true_sharing,
+			comdetect_report__matrix(r, f, "Thread matrix, true sharing", ALL, res->true_sharing,
 				     res->nthreads, "T", total);
-			comdetect_report__matrix(r, f, "Thread matrix, false sharing", res->false_sharing,
+			comdetect_report__matrix(r, f, "Thread matrix, false sharing", ALL, res->false_sharing,
 				     res->nthreads, "T", total);
 		}
 	}
-	comdetect_report__matrix(r, f, "Core matrix (sample CPUs), all", res->core_all, res->ncpus, "C",
+	comdetect_report__matrix(r, f, "Core matrix (sample CPUs), all", ALL, res->core_all, res->ncpus, "C",
 		     res->total_all - res->same_cpu_volume);
 	if (res->same_cpu_volume > 0)
 		fprintf(f, "  (%.1f%% between threads that ran on one CPU: not in the core matrix)\n",

@@ -34,8 +34,12 @@ int comdetect_report__json_as(const struct comdetect_report *r, const char *comm
 			      void (*extra)(struct json_writer *w, const void *arg),
 			      const void *arg, const char *path);
 
-/* A thread or core matrix as text: whole, the rows that communicate, or the top pairs. */
+/*
+ * A thread or core matrix as text: whole, the rows that communicate, or the
+ * top pairs; cells in % of @total, which the title calls "% of @of".
+ */
 void comdetect_report__matrix(const struct comdetect_report *r, FILE *f, const char *title,
-			      const double *m, int n, const char *label, double total);
+			      const char *of, const double *m, int n, const char *label,
+			      double total);
 
 #endif

@@ -187,6 +187,22 @@ import json, sys
 t = json.load(open(sys.argv[1]))["coherence"]["totals"]
 assert t["capacity"] > 0, t' "$TMP/got.json"
 
+"$LOCIPROF" coherence --trace "$TMP/t" --cache L1=4K:2 --json "$TMP/got.json" >/dev/null
+pycheck "coherence --cache L1=4K:2: 32 sets of 2 ways" '
+import json, sys
+c = json.load(open(sys.argv[1]))["coherence"]
+assert c["caches"].startswith("L1, 4 KiB: 32 sets x 2 ways"), c["caches"]' "$TMP/got.json"
+"$LOCIPROF" coherence --trace "$TMP/t" --cache L1 --json "$TMP/got.json" >/dev/null 2>"$TMP/err"; rc=$?
+if [ $rc = 0 ] && python3 -c 'import json, sys
+assert json.load(open(sys.argv[1]))["coherence"]["caches"].startswith("L1, ")' "$TMP/got.json"; then
+	ok "coherence --cache L1: this machine's L1 geometry"
+elif [ $rc = 128 ] && grep -q "reports no such data cache" "$TMP/err" &&
+	"$LOCIPROF" list 2>/dev/null | grep -q "none described in sysfs"; then
+	skip "coherence --cache L1" "this machine describes no caches in sysfs (as lociprof list says)"
+else
+	fail "coherence --cache L1" "exit $rc: $(head -c 200 "$TMP/err")"
+fi
+
 printf '1 W 0x1000 8\n2 X 0x1000 8\n' >"$TMP/bad"
 "$LOCIPROF" coherence --trace "$TMP/bad" >/dev/null 2>"$TMP/err"; rc=$?
 [ $rc = 1 ] && grep -q "bad:2: bad op 'X'" "$TMP/err" && ok "a bad trace line exits 1 naming file:line" ||

@@ -279,3 +279,31 @@ LP_TEST(test_coherence_threads_in_tid_order, "coherence: threads are indexed in 
 	coherence__delete(c);
 	return TEST_OK;
 }
+
+/*
+ * Set-associative: 2 sets x 1 way; lines L0 and L0 + 128 map to set 0,
+ * L1 to set 1. T stores L0 (cold, M), loads L1 (cold, set 1), loads L0
+ * (hit), loads L0 + 128 (cold; replaces L0, which was M: a writeback),
+ * loads L0 (capacity; replaces the clean line, no writeback).
+ * Cold 3, hits 1, capacity 1, writebacks 1. (Two ways of one set would
+ * have replaced L1 instead and hit L0 again.)
+ */
+LP_TEST(test_coherence_set_associative, "coherence: sets by line address, LRU within a set, writebacks")
+{
+	static const struct acc acc[] = {
+		{ 1, 1, L0, 8 }, { 1, 0, L1, 8 }, { 1, 0, L0, 8 }, { 1, 0, L0 + 128, 8 },
+		{ 1, 0, L0, 8 },
+	};
+	struct coherence_config two = { .sets = 2, .ways = 1 };
+	const struct coherence_result *r;
+	struct coherence *c;
+
+	TEST_ASSERT(run(&c, &two, acc, ARRAY_SIZE(acc), &r) == 0, "simulation failed");
+	TEST_ASSERT(r->total.cold == 3 && r->total.hits == 1 && r->total.capacity == 1,
+		    "cold %llu hits %llu capacity %llu", (unsigned long long)r->total.cold,
+		    (unsigned long long)r->total.hits, (unsigned long long)r->total.capacity);
+	TEST_ASSERT(r->total.writebacks == 1, "writebacks %llu",
+		    (unsigned long long)r->total.writebacks);
+	coherence__delete(c);
+	return TEST_OK;
+}
