@@ -645,8 +645,11 @@ static inline int mb_trace_write(const struct mb_info *in, const struct mb_commo
 	int n = c->threads, nalive = n, i, k, t;
 	long it, b;
 
-	if (n > MB_MAX_THREADS)
+	if (n > MB_MAX_THREADS) {	/* --threads is capped lower: cannot happen */
+		fprintf(stderr, "%s: error: --trace holds at most %d threads\n", in->name,
+			MB_MAX_THREADS);
 		return 1;
+	}
 	tr.bench = in->name;
 	tr.path = c->trace;
 	tr.f = strcmp(c->trace, "-") ? fopen(c->trace, "w") : stdout;
