@@ -38,6 +38,7 @@ int cmd_report(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_pesbench(int argc, char **argv);
 int cmd_script(int argc, char **argv);
+int cmd_coherence(int argc, char **argv);
 
 void record_usage(FILE *f);
 void report_usage(FILE *f);
@@ -47,5 +48,6 @@ extern const char compare_usage[];
 extern const char pebs_ibs_compare_usage[];
 extern const char pesbench_usage[];
 extern const char script_usage[];
+extern const char coherence_usage[];
 
 #endif

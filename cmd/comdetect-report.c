@@ -18,6 +18,8 @@ static int soft_units(const struct comdetect_report *r)
 /* What one unit of volume is, for every output. */
 static const char *volume_unit(const struct comdetect_report *r)
 {
+	if (r->volume_unit)
+		return r->volume_unit;
 	return soft_units(r) ? "ns of sampled thread CPU time (detections x period)"
 			     : "memory accesses (detections x period): estimated cache-line transfers";
 }
@@ -42,6 +44,7 @@ static int heat_color(double frac)
 	return ramp[i];
 }
 
+#define ALL "all communication"	/* what the matrices' percentages are of */
 #define TEXT_FULL_MATRIX	16	/* up to this many threads: the whole matrix */
 #define TEXT_MAX_MATRIX		32	/* else the ones that communicate, up to this */
 #define TEXT_TOP_PAIRS		20	/* else the pairs that communicate most */
@@ -140,12 +143,12 @@ static void print_pairs(FILE *f, const struct comdetect_result *res, int unused,
  * that communicate, or past TEXT_MAX_MATRIX of them the top pairs, so the
  * text grows with what was detected, not with every thread that ever lived.
  */
-static void print_matrix(const struct comdetect_report *r, FILE *f, const char *title,
-			 const double *m, int n, const char *label, double total)
+void comdetect_report__matrix(const struct comdetect_report *r, FILE *f, const char *title,
+			      const char *of, const double *m, int n, const char *label, double total)
 {
 	int *idx, k, i;
 
-	fprintf(f, "\n%s (%% of all communication):\n", title);
+	fprintf(f, "\n%s (%% of %s):\n", title, of);
 	if (n <= 0 || total <= 0) {
 		fprintf(f, "  (none detected)\n");
 		return;
@@ -268,15 +271,15 @@ void comdetect_report__print(const void *view, FILE *f)
 	if (!res->all) {	/* more threads than a dense matrix holds */
 		print_pairs(f, res, 0, total);
 	} else {
-		print_matrix(r, f, "Thread matrix, all", res->all, res->nthreads, "T", total);
+		comdetect_report__matrix(r, f, "Thread matrix, all", ALL, res->all, res->nthreads, "T", total);
 		if (res->total_false > 0 && res->total_true > 0) {
-			print_matrix(r, f, "Thread matrix, true sharing", res->true_sharing,
+			comdetect_report__matrix(r, f, "Thread matrix, true sharing", ALL, res->true_sharing,
 				     res->nthreads, "T", total);
-			print_matrix(r, f, "Thread matrix, false sharing", res->false_sharing,
+			comdetect_report__matrix(r, f, "Thread matrix, false sharing", ALL, res->false_sharing,
 				     res->nthreads, "T", total);
 		}
 	}
-	print_matrix(r, f, "Core matrix (sample CPUs), all", res->core_all, res->ncpus, "C",
+	comdetect_report__matrix(r, f, "Core matrix (sample CPUs), all", ALL, res->core_all, res->ncpus, "C",
 		     res->total_all - res->same_cpu_volume);
 	if (res->same_cpu_volume > 0)
 		fprintf(f, "  (%.1f%% between threads that ran on one CPU: not in the core matrix)\n",
@@ -391,7 +394,13 @@ static void json_pair_cells(struct json_writer *w, const char *key,
 
 int comdetect_report__json(const void *view, const char *path)
 {
-	const struct comdetect_report *r = view;
+	return comdetect_report__json_as(view, "comdetect", NULL, NULL, path);
+}
+
+int comdetect_report__json_as(const struct comdetect_report *r, const char *command,
+			      void (*extra)(struct json_writer *w, const void *arg),
+			      const void *arg, const char *path)
+{
 	const struct comdetect_result *res = r->res;
 	struct json_writer w;
 	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
@@ -402,7 +411,7 @@ int comdetect_report__json(const void *view, const char *path)
 		return -errno;
 	json__init(&w, f, JSON_PRETTY);
 	json__obj_begin(&w, NULL);
-	json__str(&w, "command", "comdetect");
+	json__str(&w, "command", command);
 	json__str(&w, "sampler", r->run.sampler);
 	json__u64(&w, "period", r->run.period);
 	json__str(&w, "period_unit", r->run.period_unit);
@@ -493,6 +502,8 @@ int comdetect_report__json(const void *view, const char *path)
 		json__obj_end(&w);
 	}
 	json__arr_end(&w);
+	if (extra)
+		extra(&w, arg);
 	json__obj_end(&w);
 	err = json__finish(&w);
 	if (f != stdout && fclose(f) && !err)

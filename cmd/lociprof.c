@@ -20,6 +20,7 @@ const char lp_version_string[] = LP_VERSION;
 const struct lp_cmd lp_commands[] = {
 	{ "list", cmd_list, list_usage, NULL, "Show sampling facilities, debug registers, kernel features, caches" },
 	{ "test", cmd_test, test_usage, NULL, "Run self tests on this machine" },
+	{ "coherence", cmd_coherence, coherence_usage, NULL, "Simulate MESI caches over a trace: the communication comdetect should find" },
 	{ "compare", cmd_compare, compare_usage, NULL, "Compare two results: matrix or histogram similarity" },
 	{ "report", cmd_report, NULL, report_usage, "Replay a data file through an analysis and print its report" },
 	{ "pebs-ibs-compare", cmd_pesbench, pebs_ibs_compare_usage, NULL, "Characterize the precise sampling facilities (PEBS, IBS, soft)" },

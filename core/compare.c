@@ -325,11 +325,11 @@ int compare__kind(const struct json_value *root, char *msg, size_t len)
 		return 0;
 	if (c->type != JV_STRING)
 		return fail(msg, len, "key 'command': expected a string, found %s", type_name(c));
-	if (!strcmp(c->str, "comdetect"))
-		return COMPARE_COMDETECT;
+	if (!strcmp(c->str, "comdetect") || !strcmp(c->str, "coherence"))
+		return COMPARE_COMDETECT;	/* coherence writes comdetect's schema */
 	if (!strcmp(c->str, "reuse"))
 		return COMPARE_REUSE;
-	return fail(msg, len, "key 'command': '%s' results cannot be compared (only comdetect and reuse)",
+	return fail(msg, len, "key 'command': '%s' results cannot be compared (only comdetect, coherence and reuse)",
 		    c->str);
 }
 

@@ -43,7 +43,7 @@ static const struct mb_info info = {
 		   "threads: false sharing), else to the word 'true_sharing_data' (true sharing).",
 	.def_threads = 4, .max_threads = MB_MAX_THREADS,
 	.def_iters = 10000000, .iters_help = "atomic adds per thread",
-	.has_layout = 1, .opts = opts,
+	.has_layout = 1, .has_trace = 1, .opts = opts,
 };
 
 static void worker(int idx, void *arg)
@@ -68,6 +68,16 @@ static void worker(int idx, void *arg)
 	counts[idx] = (struct mb_counts){ .shared = opt.iters, .false_ = nfalse,
 		.true_ = opt.iters - nfalse, .loads = opt.iters, .stores = opt.iters,
 		.cpu = sched_getcpu() };
+}
+
+/* --trace: the add worker() makes for @r (an atomic add is a W). */
+static void step(int idx, uint64_t r, struct mb_trace *tr)
+{
+	if (MB_CHOOSE(r, mb_threshold(false_fraction)))
+		mb_trace_put(tr, idx, 'W',
+			     &false_sharing_lines[idx / SLOTS_PER_LINE].slot[idx % SLOTS_PER_LINE], 8);
+	else
+		mb_trace_put(tr, idx, 'W', &true_sharing_data.v, 8);
 }
 
 static void expect(void)
@@ -126,5 +136,5 @@ static void print_layout(void)
 int main(int argc, char **argv)
 {
 	mb_parse(&opt, &info, argc, argv);
-	return mb_finish_main(&info, &opt, expect, print_layout, worker, counts);
+	return mb_finish_main(&info, &opt, expect, print_layout, worker, step, counts);
 }

@@ -56,6 +56,7 @@ struct mb_info {
 	const char *iters_help;	/* what one iteration is */
 	const char *threads_help;	/* NULL: "threads, main thread = index 0" */
 	int has_layout;		/* accepts --print-layout */
+	int has_trace;		/* accepts --trace, --interleave, --burst */
 	const struct mb_opt *opts;
 };
 
@@ -64,7 +65,16 @@ struct mb_common {
 	long iters;
 	unsigned long seed;
 	int pin, expect, verbose, print_layout;
+	const char *trace;	/* --trace FILE: write the accesses, run nothing */
+	int interleave;		/* enum mb_interleave */
+	long burst;		/* --burst: iterations per turn (bursty) */
+	int argc;		/* the command line, echoed in the trace header */
+	char **argv;
 };
+
+/* The orders in which --trace takes the threads' iterations. */
+enum mb_interleave { MB_IL_RANDOM, MB_IL_RR, MB_IL_BURSTY };
+static const char *const mb_interleave_names[] = { "random", "rr", "bursty" };
 
 static inline void mb_usage(const struct mb_info *in, FILE *f)
 {
@@ -81,6 +91,13 @@ static inline void mb_usage(const struct mb_info *in, FILE *f)
 	fprintf(f, "  --expect               print the expected answer as JSON and exit\n");
 	if (in->has_layout)
 		fprintf(f, "  --print-layout         print this run's data layout as JSON to stderr at start\n");
+	if (in->has_trace) {
+		fprintf(f, "  --trace FILE           write the accesses (lociprof-trace(5), '-': stdout)\n"
+			   "                         in the --interleave order instead of running threads\n");
+		fprintf(f, "  --interleave ORDER     random (default: a thread drawn at random per iteration,\n"
+			   "                         as --expect assumes), rr (round-robin), bursty\n");
+		fprintf(f, "  --burst N              bursty: iterations per turn of a random thread (default 16)\n");
+	}
 	fprintf(f, "  -v, --verbose          print per-thread counts as JSON to stderr at the end\n");
 	fprintf(f, "  -h, --help             this text\n");
 	for (o = in->opts; o && o->name; o++) {
@@ -127,7 +144,7 @@ static inline int mb_parse_double(const char *s, double *out)
 }
 
 enum { MB_O_THREADS = 1000, MB_O_ITERS, MB_O_SEED, MB_O_PIN, MB_O_EXPECT,
-       MB_O_LAYOUT, MB_O_EXTRA };
+       MB_O_LAYOUT, MB_O_TRACE, MB_O_INTERLEAVE, MB_O_BURST, MB_O_EXTRA };
 
 /* Parses argv into @c and the benchmark's own options; exits on -h or error. */
 static inline void mb_parse(struct mb_common *c, const struct mb_info *in,
@@ -152,10 +169,18 @@ static inline void mb_parse(struct mb_common *c, const struct mb_info *in,
 	c->threads = in->def_threads;
 	c->iters = in->def_iters;
 	c->seed = 1;
+	c->burst = 16;
+	c->argc = argc;
+	c->argv = argv;
 	for (i = 0; i < ncommon; i++)
 		lo[n++] = common[i];
 	if (in->has_layout)
 		lo[n++] = (struct option){ "print-layout", no_argument, NULL, MB_O_LAYOUT };
+	if (in->has_trace) {
+		lo[n++] = (struct option){ "trace", required_argument, NULL, MB_O_TRACE };
+		lo[n++] = (struct option){ "interleave", required_argument, NULL, MB_O_INTERLEAVE };
+		lo[n++] = (struct option){ "burst", required_argument, NULL, MB_O_BURST };
+	}
 	for (i = 0, o = in->opts; o && o->name; o++, i++)
 		lo[n++] = (struct option){ o->name,
 			o->kind == MB_OPT_FLAG ? no_argument : required_argument,
@@ -194,6 +219,22 @@ static inline void mb_parse(struct mb_common *c, const struct mb_info *in,
 			break;
 		case MB_O_LAYOUT:
 			c->print_layout = 1;
+			break;
+		case MB_O_TRACE:
+			c->trace = optarg;
+			break;
+		case MB_O_INTERLEAVE:
+			for (i = 0; i < 3 && strcmp(optarg, mb_interleave_names[i]); i++)
+				;
+			if (i == 3)
+				mb_die_usage(in, "bad --interleave '%s' (expected random, rr or bursty)",
+					     optarg);
+			c->interleave = i;
+			break;
+		case MB_O_BURST:
+			if (mb_parse_long(optarg, &l) || l < 1)
+				mb_die_usage(in, "bad --burst '%s'", optarg);
+			c->burst = l;
 			break;
 		case '?':
 			if (optopt)
@@ -542,22 +583,141 @@ static inline void mb_print_counts(const char *name, const struct mb_common *c,
 	mb_json_obj_end(&j);
 }
 
+/* ------------------------------------------------ --trace, --interleave */
+
+/* The --trace writer: one "TID R|W 0xADDR SIZE" line per access. */
+struct mb_trace {
+	FILE *f;
+	const char *path, *bench;
+	size_t n;
+	char buf[1 << 16];
+};
+
+static inline void mb_trace_flush(struct mb_trace *tr)
+{
+	if (tr->n && fwrite(tr->buf, 1, tr->n, tr->f) != tr->n) {
+		fprintf(stderr, "%s: error: cannot write trace '%s': %s\n", tr->bench,
+			tr->path, strerror(errno));
+		exit(1);
+	}
+	tr->n = 0;
+}
+
+/* Thread @tid's access (@op 'R' or 'W') of @size bytes at @addr. */
+static inline void mb_trace_put(struct mb_trace *tr, int tid, char op,
+				const volatile void *addr, int size)
+{
+	if (tr->n > sizeof(tr->buf) - 64)
+		mb_trace_flush(tr);
+	tr->n += (size_t)snprintf(tr->buf + tr->n, 64, "%d %c 0x%lx %d\n", tid, op,
+				  (unsigned long)addr, size);
+}
+
+/*
+ * One iteration of thread @idx given its random draw @r: the benchmark
+ * writes the access its worker makes for @r (same objects, same addresses).
+ */
+typedef void (*mb_step_fn)(int idx, uint64_t r, struct mb_trace *tr);
+
+/* Uniform in [0, n): the top 53 bits scaled. */
+static inline int mb_rng_below(struct mb_rng *r, int n)
+{
+	return (int)(((mb_rng_next(r) >> 11) * (uint64_t)n) >> 53);
+}
+
+/*
+ * Writes every thread's --iters iterations, without running threads, in
+ * the --interleave order. Thread i draws from the same stream as in a run
+ * (mb_rng_seed(seed, i)), so it makes the same choices; the order comes
+ * from a separate stream (index -1). random: each iteration is that of a
+ * thread drawn uniformly among those with iterations left, the i.i.d.
+ * sequence mb_model_line assumes; rr: 0, 1, .., n-1, 0, ..; bursty: a
+ * thread drawn at random runs --burst iterations in a row (a time slice).
+ */
+static inline int mb_trace_write(const struct mb_info *in, const struct mb_common *c,
+				 mb_step_fn step)
+{
+	static struct mb_trace tr;
+	static struct mb_rng rng[MB_MAX_THREADS];
+	static long left[MB_MAX_THREADS];
+	static int alive[MB_MAX_THREADS];
+	struct mb_rng order;
+	int n = c->threads, nalive = n, i, k, t;
+	long it, b;
+
+	if (n > MB_MAX_THREADS) {	/* --threads is capped lower: cannot happen */
+		fprintf(stderr, "%s: error: --trace holds at most %d threads\n", in->name,
+			MB_MAX_THREADS);
+		return 1;
+	}
+	tr.bench = in->name;
+	tr.path = c->trace;
+	tr.f = strcmp(c->trace, "-") ? fopen(c->trace, "w") : stdout;
+	if (!tr.f) {
+		fprintf(stderr, "%s: error: cannot open '%s': %s\n", in->name, c->trace,
+			strerror(errno));
+		return 1;
+	}
+	fprintf(tr.f, "# lociprof-trace 1\n# tid op address size\n#");
+	for (i = 0; i < c->argc; i++)
+		fprintf(tr.f, " %s", c->argv[i]);
+	fprintf(tr.f, "\n# tid = thread index; --interleave %s", mb_interleave_names[c->interleave]);
+	if (c->interleave == MB_IL_BURSTY)
+		fprintf(tr.f, " --burst %ld", c->burst);
+	fprintf(tr.f, " --seed %lu\n", c->seed);
+	for (i = 0; i < n; i++) {
+		mb_rng_seed(&rng[i], c->seed, i);
+		left[i] = c->iters;
+		alive[i] = i;
+	}
+	mb_rng_seed(&order, c->seed, -1);
+	if (c->interleave == MB_IL_RR) {
+		for (it = 0; it < c->iters; it++)
+			for (t = 0; t < n; t++)
+				step(t, mb_rng_next(&rng[t]), &tr);
+	} else {
+		if (!c->iters)
+			nalive = 0;
+		while (nalive) {
+			k = mb_rng_below(&order, nalive);
+			t = alive[k];
+			b = c->interleave == MB_IL_BURSTY ? c->burst : 1;
+			for (; b > 0 && left[t] > 0; b--, left[t]--)
+				step(t, mb_rng_next(&rng[t]), &tr);
+			if (!left[t])
+				alive[k] = alive[--nalive];
+		}
+	}
+	mb_trace_flush(&tr);
+	if (fflush(tr.f) || (tr.f != stdout && fclose(tr.f))) {
+		fprintf(stderr, "%s: error: cannot write trace '%s': %s\n", in->name,
+			c->trace, strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
 /*
  * The rest of main() after option parsing, as every communication
- * benchmark runs it: --expect, --print-layout, the threads, -v counts.
+ * benchmark runs it: --expect, --print-layout, the threads (or --trace with
+ * @step), -v counts.
  */
 static inline int mb_finish_main(const struct mb_info *in, const struct mb_common *c,
 				 void (*expect)(void), void (*print_layout)(void),
-				 mb_worker_fn worker, const struct mb_counts *counts)
+				 mb_worker_fn worker, mb_step_fn step,
+				 const struct mb_counts *counts)
 {
 	int err;
 
 	if (c->expect) {
 		expect();
-		return 0;
+		if (!c->trace)
+			return 0;
 	}
 	if (c->print_layout)
 		print_layout();
+	if (c->trace)
+		return mb_trace_write(in, c, step);
 	err = mb_run(c->threads, c->pin, worker, NULL);
 	if (err) {
 		fprintf(stderr, "%s: error: cannot run threads: %s\n", in->name, strerror(-err));

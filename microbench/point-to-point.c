@@ -45,7 +45,7 @@ static const struct mb_info info = {
 		   "only store to 'private_data[i]'. Group g is the g-th group of --pairs.",
 	.def_threads = 4, .max_threads = MB_MAX_THREADS,
 	.def_iters = 40000000, .iters_help = "stores per thread",
-	.has_layout = 1, .opts = opts,
+	.has_layout = 1, .has_trace = 1, .opts = opts,
 };
 
 static void bad(const char *what, const char *val)
@@ -133,6 +133,15 @@ static void worker(int idx, void *arg)
 		.cpu = sched_getcpu() };
 }
 
+/* --trace: the store worker() makes for @r. */
+static void step(int idx, uint64_t r, struct mb_trace *tr)
+{
+	int g = group_of[idx];
+
+	mb_trace_put(tr, idx, 'W', g >= 0 && MB_CHOOSE(r, mb_threshold(group_frac[g])) ?
+		     &pair_data[g].v : &private_data[idx].v, 8);
+}
+
 static void expect(void)
 {
 	double a[MB_MAX_THREADS] = { 0 }, s[MB_MAX_THREADS] = { 0 };
@@ -192,5 +201,5 @@ int main(int argc, char **argv)
 {
 	mb_parse(&opt, &info, argc, argv);
 	setup_groups();
-	return mb_finish_main(&info, &opt, expect, print_layout, worker, counts);
+	return mb_finish_main(&info, &opt, expect, print_layout, worker, step, counts);
 }

@@ -42,7 +42,7 @@ static const struct mb_info info = {
 		   "(the main thread) always stores; the others load with probability F, else store.",
 	.def_threads = 4, .max_threads = MB_MAX_THREADS,
 	.def_iters = 20000000, .iters_help = "accesses per thread",
-	.has_layout = 1, .opts = opts,
+	.has_layout = 1, .has_trace = 1, .opts = opts,
 };
 
 static void worker(int idx, void *arg)
@@ -66,6 +66,13 @@ static void worker(int idx, void *arg)
 	sink[idx * (MB_PAD / 8)] = sum;
 	counts[idx] = (struct mb_counts){ .shared = opt.iters, .true_ = opt.iters,
 		.loads = nloads, .stores = opt.iters - nloads, .cpu = sched_getcpu() };
+}
+
+/* --trace: the access worker() makes for @r (thread 0 always stores). */
+static void step(int idx, uint64_t r, struct mb_trace *tr)
+{
+	mb_trace_put(tr, idx, idx && MB_CHOOSE(r, mb_threshold(read_fraction)) ? 'R' : 'W',
+		     &shared_data.v, 8);
 }
 
 static void expect(void)
@@ -111,5 +118,5 @@ static void print_layout(void)
 int main(int argc, char **argv)
 {
 	mb_parse(&opt, &info, argc, argv);
-	return mb_finish_main(&info, &opt, expect, print_layout, worker, counts);
+	return mb_finish_main(&info, &opt, expect, print_layout, worker, step, counts);
 }

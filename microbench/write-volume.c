@@ -30,7 +30,7 @@ static const struct mb_info info = {
 		   "'shared_data' with probability F, else to its own 'private_data[i]'.",
 	.def_threads = 4, .max_threads = MB_MAX_THREADS,
 	.def_iters = 20000000, .iters_help = "stores per thread",
-	.has_layout = 1, .opts = opts,
+	.has_layout = 1, .has_trace = 1, .opts = opts,
 };
 
 static void worker(int idx, void *arg)
@@ -56,6 +56,13 @@ static void worker(int idx, void *arg)
 	counts[idx] = (struct mb_counts){ .private_ = opt.iters - nshared,
 		.shared = nshared, .true_ = nshared, .stores = opt.iters,
 		.cpu = sched_getcpu() };
+}
+
+/* --trace: the store worker() makes for @r. */
+static void step(int idx, uint64_t r, struct mb_trace *tr)
+{
+	mb_trace_put(tr, idx, 'W', MB_CHOOSE(r, mb_threshold(sharing_fraction)) ?
+		     &shared_data.v : &private_data[idx].v, 8);
 }
 
 static void expect(void)
@@ -104,5 +111,5 @@ static void print_layout(void)
 int main(int argc, char **argv)
 {
 	mb_parse(&opt, &info, argc, argv);
-	return mb_finish_main(&info, &opt, expect, print_layout, worker, counts);
+	return mb_finish_main(&info, &opt, expect, print_layout, worker, step, counts);
 }

@@ -234,6 +234,7 @@ LP_TEST(test_compare_kind, "compare: the command key decides the kind")
 {
 	static const struct { const char *text; int kind; } cases[] = {
 		{ "{\"command\":\"comdetect\"}", COMPARE_COMDETECT },
+		{ "{\"command\":\"coherence\"}", COMPARE_COMDETECT },
 		{ "{\"command\":\"reuse\"}", COMPARE_REUSE },
 		{ "{\"bins\":[]}", 0 },
 		{ "{\"command\":\"list\"}", -EINVAL },
