@@ -177,6 +177,13 @@ static void print_comdetect(const struct input *e, const struct input *m,
 	print_frac("expected", r->ff_exp);
 	print_frac("measured", r->ff_meas);
 	print_frac("error", r->ff_err);
+	if (r->has_lines) {
+		printf("\ntop %d cache lines (Marathe et al. 2005: the expected volume of the measured\n"
+		       "top lines over that of the expected top; false positives have none)\n",
+		       COMPARE_TOP_LINES);
+		print_frac("coverage", r->coverage);
+		printf("  %-12s %d of %d\n", "false pos.", r->false_pos, r->top_meas);
+	}
 }
 
 static void json_comdetect(struct json_writer *w, const struct compare_comdetect_result *r)
@@ -215,6 +222,14 @@ static void json_comdetect(struct json_writer *w, const struct compare_comdetect
 	json_num(w, "measured", r->ff_meas);
 	json_num(w, "error", r->ff_err);
 	json__obj_end(w);
+	if (r->has_lines) {
+		json__obj_begin(w, "top_lines");
+		json__s64(w, "n", COMPARE_TOP_LINES);
+		json_num(w, "coverage", r->coverage);
+		json__s64(w, "false_positives", r->false_pos);
+		json__s64(w, "measured", r->top_meas);
+		json__obj_end(w);
+	}
 }
 
 static void print_reuse(const struct input *e, const struct input *m,

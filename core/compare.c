@@ -343,6 +343,47 @@ void compare__comdetect_free(struct compare_comdetect *c)
 		c->m[i].cell = c->core[i].cell = NULL;
 		c->m[i].n = c->core[i].n = 0;
 	}
+	free(c->line_addr);
+	free(c->line_vol);
+	c->line_addr = NULL;
+	c->line_vol = NULL;
+	c->nlines = 0;
+}
+
+/* lines[]: {address: "0x...", true, false}; absent: no lines, not an error */
+static int read_lines(const struct json_value *root, struct compare_comdetect *c,
+		      char *msg, size_t len)
+{
+	const struct json_value *v = json__get(root, "lines");
+	size_t i, n;
+
+	if (!v || v->type == JV_NULL)
+		return 0;
+	if (v->type != JV_ARRAY)
+		return fail(msg, len, "key 'lines': expected an array, found %s", type_name(v));
+	n = v->len;
+	c->line_addr = calloc(n ? n : 1, sizeof(*c->line_addr));
+	c->line_vol = calloc(n ? n : 1, sizeof(*c->line_vol));
+	if (!c->line_addr || !c->line_vol)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		const struct json_value *l = json__at(v, i), *a = json__get(l, "address");
+		double t = 0, f = 0;
+		char *end;
+		int ret;
+
+		if (!a || a->type != JV_STRING)
+			return fail(msg, len, "key 'lines[%zu].address': expected a hex string", i);
+		c->line_addr[i] = strtoull(a->str, &end, 16);
+		if (end == a->str || *end)
+			return fail(msg, len, "key 'lines[%zu].address': '%.40s' is not hex", i, a->str);
+		if ((ret = read_number(json__get(l, "true"), "lines[].true", &t, msg, len)) ||
+		    (ret = read_number(json__get(l, "false"), "lines[].false", &f, msg, len)))
+			return ret;
+		c->line_vol[i] = t + f;
+	}
+	c->nlines = (int)n;
+	return 0;
 }
 
 int compare__read_comdetect(const struct json_value *root,
@@ -396,6 +437,9 @@ int compare__read_comdetect(const struct json_value *root,
 	v = json__get(root, "benchmark");
 	if (v && v->type == JV_STRING)
 		snprintf(c->benchmark, sizeof(c->benchmark), "%s", v->str);
+	ret = read_lines(root, c, msg, len);
+	if (ret)
+		goto out_free;
 	return 0;
 out_free:
 	compare__comdetect_free(c);
@@ -592,6 +636,59 @@ out_free:
 
 /* ------------------------------------------------------------- comparing */
 
+/* The indices of @c's COMPARE_TOP_LINES largest lines into @top; how many. */
+static int top_lines(const struct compare_comdetect *c, int *top)
+{
+	int i, j, k, n = 0;
+
+	for (i = 0; i < c->nlines; i++) {
+		if (c->line_vol[i] <= 0)
+			continue;
+		for (k = n; k > 0 && c->line_vol[top[k - 1]] < c->line_vol[i]; k--)
+			;
+		if (k >= COMPARE_TOP_LINES)
+			continue;
+		for (j = n < COMPARE_TOP_LINES ? n : COMPARE_TOP_LINES - 1; j > k; j--)
+			top[j] = top[j - 1];
+		top[k] = i;
+		if (n < COMPARE_TOP_LINES)
+			n++;
+	}
+	return n;
+}
+
+static double exp_volume(const struct compare_comdetect *exp, u64 addr)
+{
+	int i;
+
+	for (i = 0; i < exp->nlines; i++)
+		if (exp->line_addr[i] == addr)
+			return exp->line_vol[i];
+	return 0;
+}
+
+static void lines_coverage(const struct compare_comdetect *exp,
+			   const struct compare_comdetect *meas,
+			   struct compare_comdetect_result *r)
+{
+	int te[COMPARE_TOP_LINES], tm[COMPARE_TOP_LINES], ne, nm, i;
+	double v1 = 0, v2 = 0;
+
+	ne = top_lines(exp, te);
+	nm = top_lines(meas, tm);
+	for (i = 0; i < ne; i++)
+		v1 += exp->line_vol[te[i]];
+	for (i = 0; i < nm; i++) {
+		double v = exp_volume(exp, meas->line_addr[tm[i]]);
+
+		v2 += v;
+		r->false_pos += v <= 0;
+	}
+	r->has_lines = 1;
+	r->top_meas = nm;
+	r->coverage = v1 > 0 ? v2 / v1 : NAN;
+}
+
 int compare__comdetect(const struct compare_comdetect *exp,
 		       const struct compare_comdetect *meas,
 		       struct compare_comdetect_result *r)
@@ -626,6 +723,8 @@ int compare__comdetect(const struct compare_comdetect *exp,
 	r->ff_exp = exp->false_fraction;
 	r->ff_meas = meas->false_fraction;
 	r->ff_err = fabs(r->ff_exp - r->ff_meas);	/* NaN if either is */
+	if (exp->nlines && meas->nlines)
+		lines_coverage(exp, meas, r);
 	return 0;
 }
 

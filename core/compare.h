@@ -86,7 +86,14 @@ struct compare_comdetect {
 	double false_fraction;
 	int false_fraction_from_key;
 	char benchmark[64];				/* "" if absent */
+	/* lines[]: each line's address and volume (true + false), as listed */
+	int nlines;
+	u64 *line_addr;
+	double *line_vol;
 };
+
+/* Marathe et al. 2005 (4.1): quality of a lossy top-N against the full one */
+#define COMPARE_TOP_LINES 10
 
 struct compare_reuse {
 	struct compare_hist all;			/* bins */
@@ -121,6 +128,16 @@ struct compare_comdetect_result {
 	int ncore_exp, ncore_meas;
 	int empty_exp[COMPARE_NMAT], empty_meas[COMPARE_NMAT];
 	double ff_exp, ff_meas, ff_err;			/* NaN if undefined */
+	/*
+	 * Both list lines: V1 = the expected volume of the expected top
+	 * COMPARE_TOP_LINES lines, V2 = the expected volume of the measured
+	 * top ones; coverage = V2 / V1. False positives: measured top lines
+	 * with no expected volume (absent from the expected list counts 0).
+	 */
+	int has_lines;
+	int top_meas;					/* lines in the measured top */
+	double coverage;
+	int false_pos;
 };
 
 int compare__comdetect(const struct compare_comdetect *exp,

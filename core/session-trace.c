@@ -22,13 +22,18 @@
  *   stopped while the analyses think, which a live run cannot do; what a
  *   live run loses to that delay is not simulated.
  *
- * Time (lp_sample.time) is the index of the access in the trace.
+ * Time (lp_sample.time) is the index of the access in the trace. A thread
+ * whose tid is below TM_DIRECT_TIDS is thread number tid (a microbenchmark's
+ * --trace numbers its threads 0, 1, ..: its --expect and `lociprof
+ * coherence` use that order too); others are numbered from TM_DIRECT_TIDS
+ * on, in order of appearance.
  */
 #include "core/session-internal.h"
 #include "core/hash.h"
 #include "core/trace.h"
 
 #define TM_DEFAULT_PERIOD	1000	/* accesses per sample, per thread */
+#define TM_DIRECT_TIDS		1024	/* tids below: thread number = tid */
 
 struct tm_reg {
 	u8 armed, mode, len;
@@ -47,6 +52,7 @@ struct lp_tracesim {
 	struct tm_thread *thr;
 	u32 n, cap;
 	struct lp_map tids;	/* tid -> index into thr */
+	u32 nfar;		/* threads with tids of TM_DIRECT_TIDS and above */
 	u64 period, now, rng;
 };
 
@@ -182,7 +188,8 @@ static struct tm_thread *tm_thread(struct lp_session *s, u32 tid)
 	t = &tm->thr[tm->n];
 	memset(t, 0, sizeof(*t));
 	t->tid = tid;
-	t->index = tm->n++;
+	t->index = tid < TM_DIRECT_TIDS ? tid : TM_DIRECT_TIDS + tm->nfar++;
+	tm->n++;
 	t->left = 1 + tm_rand(tm) % tm->period;	/* a random phase, then every N-th */
 	s->stats.threads++;
 	memset(&ev, 0, sizeof(ev));
@@ -190,7 +197,7 @@ static struct tm_thread *tm_thread(struct lp_session *s, u32 tid)
 	ev.thread.time = tm->now;
 	ev.thread.pid = tm->thr[0].tid;
 	ev.thread.tid = tid;
-	ev.thread.parent_tid = t->index ? tm->thr[0].tid : 0;
+	ev.thread.parent_tid = tm->n > 1 ? tm->thr[0].tid : 0;
 	ev.thread.cpu = 0;	/* one machine, one cache: the trace has no CPUs */
 	ev.thread.index = t->index;
 	sess_dispatch(s, &ev);
@@ -279,7 +286,7 @@ int sess_trace_run(struct lp_session *s)
 		ev.thread.time = tm->now;
 		ev.thread.pid = tm->thr[0].tid;
 		ev.thread.tid = tm->thr[i].tid;
-		ev.thread.index = i;
+		ev.thread.index = tm->thr[i].index;
 		ev.thread.cpu = 0;
 		sess_dispatch(s, &ev);
 	}

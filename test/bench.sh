@@ -274,3 +274,47 @@ PY
 	done < "$MB/ribench-configs.txt"
 	echo "# mean S (private) $(echo "scale=3; $sum / $n" | bc) over $n configurations; below 0.95:${low:- none}"
 fi
+
+if section lossy; then
+	echo
+	echo "## lossy vs full (Marathe et al. 2005): comdetect on the trace-driven facility (every"
+	echo "# 100th access of a thread, exact watchpoints) against the MESI simulator (lociprof"
+	echo "# coherence) on the same microbenchmark traces: matrix S, false-fraction error, top-10"
+	echo "# line coverage and false positives (lociprof compare); median S of $RUNS traces"
+	lossy() {	# lossy NAME ARGS: one line of the table
+		local i
+		for i in $(seq "$RUNS"); do
+			"$MB/$1" "${@:2}" --trace "$TMP/l.txt"
+			"$LP" coherence --trace "$TMP/l.txt" --top 100 --json "$TMP/lf.json" > /dev/null
+			"$LP" comdetect -q --sampler trace="$TMP/l.txt" -c 100 --json "$TMP/ll.json"
+			"$LP" compare --json "$TMP/lc.json" "$TMP/lf.json" "$TMP/ll.json" > /dev/null
+			python3 -c "import json,sys; d=json.load(open(sys.argv[1])); t=d['top_lines']; e=d['false_fraction']['error']; print('%.3f %s %.3f %d' % (d['similarity']['all'], '-' if e is None else '%.3f' % e, t['coverage'], t['false_positives']))" "$TMP/lc.json"
+		done | sort -n | awk -v n="$*" '{a[NR]=$0} END {printf "%-72s %s\n", n, a[int((NR+1)/2)]}'
+	}
+	printf "%-72s %s\n" "trace" "S ff-err coverage false-pos"
+	lossy false-sharing --threads 2 --false-fraction 0.3 --iters 100000
+	lossy false-sharing --threads 4 --false-fraction 0.3 --iters 100000
+	lossy point-to-point --threads 4 --pairs 0-1,2-3 --fractions 0.9,0.3 --iters 100000
+	lossy point-to-point --threads 6 --pairs 0-1,2-3,4-5 --fractions 0.9,0.5,0.2 --iters 100000
+	lossy write-volume --threads 4 --iters 100000
+	lossy read-write --threads 4 --iters 100000
+	echo
+	echo "## comdetect false-sharing fraction sweep: expected (--expect; the simulator agrees"
+	echo "# within 0.003 on these traces) vs comdetect on the trace facility (exact inputs) and"
+	echo "# live (soft facility; traps where the machine's watchpoints fire), median of $RUNS"
+	printf "%-10s %8s %10s %10s\n" threads F trace live
+	for t in 2 4; do
+		for f in 0.1 0.3 0.5 0.7 0.9; do
+			tr=$(for i in $(seq "$RUNS"); do
+				"$MB/false-sharing" --threads $t --false-fraction $f --iters 100000 --trace "$TMP/f.txt"
+				"$LP" comdetect -q --sampler trace="$TMP/f.txt" -c 100 --json "$TMP/f.json"
+				python3 -c "import json,sys; print('%.3f' % json.load(open(sys.argv[1]))['false_fraction'])" "$TMP/f.json"
+			done | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+			lv=$(for i in $(seq "$RUNS"); do
+				"$LP" comdetect -q --json "$TMP/g.json" "$MB/false-sharing" --threads $t --false-fraction $f --iters 3000000 --pin
+				python3 -c "import json,sys; print('%.3f' % json.load(open(sys.argv[1]))['false_fraction'])" "$TMP/g.json"
+			done | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+			printf "%-10s %8s %10s %10s\n" $t $f "$tr" "$lv"
+		done
+	done
+fi

@@ -3,7 +3,8 @@
 # reuse, as a PEBS/IBS user gets it, against the exact answers: ribench's
 # closed form (private) and the exact engine on the same trace (shared).
 # Floors sit below what `make bench` measures on these configurations
-# (the run is deterministic: the facility's phases and --seed are fixed).
+# (ribench's trace holds its run's addresses; the facility's phases and
+# --seed are fixed).
 . "$(dirname "$0")/lib.sh"
 MB=$TOP/microbench
 RIB=$MB/ribench

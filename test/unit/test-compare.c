@@ -392,3 +392,48 @@ LP_TEST(test_compare_top_level_cold_count, "compare: a top-level cold count join
 	json__free(v5);
 	return TEST_OK;
 }
+
+/*
+ * Marathe et al. 2005's quality measures by hand: the full result's top
+ * lines A (100) and B (50) make V1 = 150; the lossy top is B, C (C has no
+ * volume in the full result) and A at the bottom of 12 lines, so only
+ * lines in the lossy top 10 count: V2 = 50 + 0 = 50 if A is 11th.
+ */
+LP_TEST(test_compare_top_lines_coverage, "compare: top-10 line coverage and false positives match hand computation")
+{
+	static const char full[] = "{\"command\":\"comdetect\",\"matrix\":{\"all\":[[0,1],[1,0]],"
+		"\"true\":[[0,1],[1,0]],\"false\":[[0,0],[0,0]]},\"totals\":{\"all\":1,\"true\":1,\"false\":0},"
+		"\"lines\":[{\"address\":\"0xa00\",\"true\":100,\"false\":0},"
+		"{\"address\":\"0xb00\",\"true\":20,\"false\":30},{\"address\":\"0xc00\",\"true\":0,\"false\":0}]}";
+	char lossy[4096];
+	struct compare_comdetect e, m;
+	struct compare_comdetect_result r;
+	struct json_value *je, *jm;
+	struct json_error jerr;
+	char msg[256];
+	int n, i;
+
+	n = snprintf(lossy, sizeof(lossy), "{\"command\":\"comdetect\",\"matrix\":{\"all\":[[0,1],[1,0]],"
+		     "\"true\":[[0,1],[1,0]],\"false\":[[0,0],[0,0]]},\"totals\":{\"all\":1,\"true\":1,"
+		     "\"false\":0},\"lines\":[{\"address\":\"0xb00\",\"true\":90,\"false\":10},"
+		     "{\"address\":\"0xc00\",\"true\":80,\"false\":0}");
+	for (i = 0; i < 9; i++)	/* lines 3..11 of the lossy list; A is the last */
+		n += snprintf(lossy + n, sizeof(lossy) - n, ",{\"address\":\"0x%x\",\"true\":%d,\"false\":0}",
+			      i < 8 ? 0xd00 + 0x40 * i : 0xa00, 60 - i);
+	snprintf(lossy + n, sizeof(lossy) - n, "]}");
+	TEST_ASSERT(json__parse(full, strlen(full), &je, &jerr) == 0, "full JSON");
+	TEST_ASSERT(json__parse(lossy, strlen(lossy), &jm, &jerr) == 0, "lossy JSON");
+	TEST_ASSERT(compare__read_comdetect(je, &e, msg, sizeof(msg)) == 0, "%.150s", msg);
+	TEST_ASSERT(compare__read_comdetect(jm, &m, msg, sizeof(msg)) == 0, "%.150s", msg);
+	TEST_ASSERT(e.nlines == 3 && m.nlines == 11, "lines %d %d", e.nlines, m.nlines);
+	TEST_ASSERT(compare__comdetect(&e, &m, &r) == 0, "compare");
+	TEST_ASSERT(r.has_lines && r.top_meas == 10, "top %d", r.top_meas);
+	/* lossy top 10: B, C and 8 lines the full result never saw; A is 11th */
+	TEST_ASSERT(fabs(r.coverage - 50.0 / 150.0) < 1e-12, "coverage %g", r.coverage);
+	TEST_ASSERT(r.false_pos == 9, "false positives %d", r.false_pos);
+	compare__comdetect_free(&e);
+	compare__comdetect_free(&m);
+	json__free(je);
+	json__free(jm);
+	return TEST_OK;
+}

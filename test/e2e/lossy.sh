@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Lossy vs full (Marathe, Mueller, de Supinski 2005): comdetect fed the
+# communication microbenchmarks' traces through the trace-driven facility
+# (every 100th access of a thread sampled, exact watchpoints) against the
+# MESI simulator on the same traces (lociprof coherence): matrix
+# similarity, false-sharing fraction, top-10 line coverage and false
+# positives, as lociprof compare reports them. Floors sit below what
+# `make bench` (section lossy) measures over repeated runs: a trace holds
+# the run's real addresses, so the board's hashing and with it the
+# samples' luck change from run to run (point-to-point 0.93-0.997 over 8).
+. "$(dirname "$0")/lib.sh"
+MB=$TOP/microbench
+
+while read -r smin name args; do
+	"$MB/$name" $args --trace "$TMP/t.txt" 2> "$TMP/err" ||
+		{ fail "$name --trace" "$(head -c 200 "$TMP/err")"; continue; }
+	"$LOCIPROF" coherence --trace "$TMP/t.txt" --top 100 --json "$TMP/full.json" > /dev/null
+	"$LOCIPROF" comdetect -q --sampler trace="$TMP/t.txt" -c 100 --json "$TMP/lossy.json"
+	if ! "$LOCIPROF" compare --json "$TMP/cmp.json" "$TMP/full.json" "$TMP/lossy.json" > /dev/null 2> "$TMP/err"; then
+		fail "$name: compare" "$(head -c 200 "$TMP/err")"
+		continue
+	fi
+	r=$(python3 - "$TMP/cmp.json" "$smin" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); smin = float(sys.argv[2])
+s, t = d['similarity']['all'], d['top_lines']
+ff = d['false_fraction']['error']
+bad = []
+if s < smin: bad.append('S %.3f < %s' % (s, smin))
+if ff is not None and ff > 0.05: bad.append('false fraction error %.3f > 0.05' % ff)
+if t['coverage'] < 0.95: bad.append('coverage %.3f < 0.95' % t['coverage'])
+if t['false_positives'] > 1: bad.append('%d false positives' % t['false_positives'])
+print('%s|S %.3f, false-fraction error %s, top-10 coverage %.3f, %d false positives' % (
+    '; '.join(bad), s, 'n/a' if ff is None else '%.3f' % ff, t['coverage'], t['false_positives']))
+PY
+)
+	[ -z "${r%%|*}" ] && ok "$name $args: ${r#*|}" || fail "$name $args" "${r%%|*} (${r#*|})"
+done <<'EOF2'
+0.95 false-sharing --threads 4 --false-fraction 0.3 --iters 100000
+0.95 false-sharing --threads 2 --false-fraction 0.7 --iters 100000
+0.9 point-to-point --threads 4 --pairs 0-1,2-3 --fractions 0.9,0.3 --iters 100000
+0.93 write-volume --threads 4 --iters 100000
+0.9 read-write --threads 4 --iters 100000
+EOF2
