@@ -57,6 +57,11 @@ if "$LOCIPROF" reuse -q --shared-cache --sampler trace="$t" -c 2000 --json "$TMP
 	s=$(S "$TMP/shx.json" "$TMP/sh.json")
 	ge "$s" 0.95 && ok "short-bell shared cache: S = $s >= 0.95 against the exact engine" ||
 		fail "short-bell shared cache: S >= 0.95 against the exact engine" "S = $s"
+	# ribench's threads do the same work: their detected reuses must be alike
+	r=$(js "$TMP/sh.json" "'%d %d' % tuple(t['detections']['reuses'] for t in d['per_thread'][:2])")
+	python3 -c "import sys; a, b = map(int, sys.argv[1:]); sys.exit(0 if min(a, b) >= 0.8 * max(a, b) > 0 else 1)" $r &&
+		ok "shared cache: threads with identical work get comparable detections ($r)" ||
+		fail "shared cache: threads with identical work get comparable detections" "$r"
 else
 	fail "reuse --shared-cache --sampler trace" "exit $?: $(head -c 300 "$TMP/err")"
 fi
