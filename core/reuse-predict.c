@@ -414,6 +414,13 @@ static double quantile(const struct reuse_hist *h, double tot, double u)
 	return 0;
 }
 
+double reuse_predict__quantile(const struct reuse_hist *h, double u)
+{
+	double tot = reuse_hist__total(h, 0);
+
+	return tot > 0 ? quantile(h, tot, u) : NAN;
+}
+
 /* Own distinct data in between: the footprint of t, or the stack distance of t's rank. */
 static double own_dist(const struct jiang *J, int i, double t)
 {

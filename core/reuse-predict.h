@@ -117,6 +117,9 @@ int reuse_predict__measured(const struct reuse_predict *rp, struct reuse_hist *o
  */
 int reuse_predict__prd(const struct reuse_predict *rp, int nthreads, struct reuse_hist *out);
 
+/* The distance below which fraction @u of @h's finite mass lies (NAN: none). */
+double reuse_predict__quantile(const struct reuse_hist *h, double u);
+
 /*
  * SDCM hit rate of each of @n caches for the stack histogram @h, turned
  * into lines as core/reuse-model.c does (dense data of @mean_size bytes
