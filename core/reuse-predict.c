@@ -208,6 +208,7 @@ int reuse_predict__access(struct reuse_predict *rp, u32 tid, u64 addr)
 	if (!err && res.kind == REUSE_EXACT_REUSE) {
 		u64 v = 0;
 
+		rp->t[i].tsum[reuse_hist__bin(res.time)] += (double)res.time;
 		if (lp_map__get(&rp->owner, key, &v) && (v & MULTI))
 			err = reuse_hist__add(&rp->t[i].time_shared, res.time, 1);
 	}
@@ -222,6 +223,7 @@ int reuse_predict__access(struct reuse_predict *rp, u32 tid, u64 addr)
 
 		rp->t[i].inter_n[k][m] += 1;
 		rp->t[i].inter_sum[k][m] += (double)(sres.time - res.time);
+		rp->t[i].inter_tsum[k] += (double)res.time;
 	}
 	if (!err)
 		err = stream_push(rp, i, key);
@@ -337,18 +339,44 @@ struct jiang {
 };
 
 /*
+ * Add @w over the distances 0..@d where the interval broke: after the last
+ * of the co-runners' touches of the datum, Poisson with @touches expected
+ * over the interval, so the rest is truncated exponential (Jiang et al.
+ * spread it evenly, the limit of one touch: @touches -> 0).
+ */
+static void add_broken(struct reuse_hist *h, double d, double touches, double w)
+{
+	u64 top = d > 1e18 ? (u64)1e18 : (u64)floor(d > 0 ? d : 0);
+	double norm = -expm1(-touches);
+	int k;
+
+	if (touches < 1e-6) {
+		add_uniform(h, d, w);
+		return;
+	}
+	for (k = 0; k < REUSE_HIST_NBINS && reuse_hist__bin_lo(k) <= top; k++) {
+		u64 hi = reuse_hist__bin_max(k) < top ? reuse_hist__bin_max(k) : top;
+		double xa = (double)reuse_hist__bin_lo(k) / ((double)top + 1);
+		double xb = ((double)hi + 1) / ((double)top + 1);
+
+		h->bin[k] += w * (exp(-touches * xa) - exp(-touches * xb)) / norm;
+	}
+}
+
+/*
  * The CRD of a reuse of measured thread @i with own stack distance @d
  * when each co-runner j made @base x wj[j] accesses meanwhile; *@pbreak
  * gets the probability that a co-runner touched the reused datum itself
- * (Part II, effect 1).
+ * (Part II, effect 1), *@touches how many times they did on average.
  */
 static double crd_of(const struct jiang *J, int i, double t, double d, double base,
-		     double psh, double *pbreak)
+		     double psh, double *pbreak, double *touches)
 {
 	double priv, miss_sh = 1, own_sh;
 	int j;
 
 	*pbreak = 0;
+	*touches = 0;
 	if (J->o->no_sharing || J->pool <= 0) {
 		priv = d;
 		for (j = 0; j < J->rp->n; j++) {
@@ -382,6 +410,7 @@ static double crd_of(const struct jiang *J, int i, double t, double d, double ba
 		miss_sh *= others;
 		/* effect 1: a co-runner touched the reused datum itself */
 		*pbreak = 1 - (1 - *pbreak) * others;
+		*touches += m * J->fsh[j] * w / J->pool;
 	}
 	*pbreak *= psh;
 	return priv + J->pool * (1 - miss_sh);
@@ -435,11 +464,11 @@ static double own_dist(const struct jiang *J, int i, double t)
 static void add_crd(const struct jiang *J, int i, double t, double d, double base,
 		    double psh, double w, struct reuse_hist *out)
 {
-	double pb, crd = crd_of(J, i, t, d, base, psh, &pb);
+	double pb, touches, crd = crd_of(J, i, t, d, base, psh, &pb, &touches);
 
 	add_at(out, crd, w * (1 - pb));
 	if (pb > 0)
-		add_uniform(out, crd, w * pb);
+		add_broken(out, crd, touches, w * pb);
 }
 
 /* Thread @i's reuse at time distance @t (in time bin @k), weight @w, into @out. */
@@ -458,10 +487,15 @@ static void jiang_reuse(const struct jiang *J, int i, int k, double t, double w,
 			rown += ti->inter_n[k][m];
 	}
 	if (rown > 0) {
-		/* the co-runners' accesses in between, as measured for this reuse time */
+		/*
+		 * the co-runners' accesses in between, as measured for this
+		 * reuse time bin, in proportion to t within the bin
+		 */
+		double scale = (t + 1) / (ti->inter_tsum[k] / rown + 1);
+
 		for (m = 0; m < REUSE_HIST_NBINS; m++)
 			if (ti->inter_n[k][m] > 0)
-				add_crd(J, i, t, d, ti->inter_sum[k][m] / ti->inter_n[k][m],
+				add_crd(J, i, t, d, scale * ti->inter_sum[k][m] / ti->inter_n[k][m],
 					psh, w * ti->inter_n[k][m] / rown, out);
 		return;
 	}
@@ -537,14 +571,20 @@ static int predict_jiang(const struct reuse_predict *rp, const struct reuse_pred
 		set_windows(&J, i, J.measured);
 		for (k = 0; k < REUSE_HIST_NBINS; k++) {
 			u64 lo = reuse_hist__bin_lo(k), n = reuse_hist__bin_max(k) - lo + 1;
-			double m = ti->time.bin[k] * J.copies[i];
+			double m = ti->time.bin[k] * J.copies[i], mid = (double)lo + ((double)n - 1) / 2;
+			double mu = ti->tsum[k] > 0 ? ti->tsum[k] / ti->time.bin[k] : mid, sc = 1;
 			int p, np = n < BIN_POINTS ? (int)n : BIN_POINTS;
 
 			if (!(m > 0))
 				continue;
+			/* even over the bin, drawn in to the measured mean */
+			if (n > 1 && mu < mid)
+				sc = (mu - (double)lo) / (mid - (double)lo);
+			else if (n > 1 && mu > mid)
+				sc = ((double)(lo + n - 1) - mu) / ((double)(lo + n - 1) - mid);
 			for (p = 0; p < np; p++)
-				jiang_reuse(&J, i, k, (double)lo + ((double)p + 0.5) * (double)n / np - 0.5,
-					    m / np, out);
+				jiang_reuse(&J, i, k, mu + sc * ((double)lo + ((double)p + 0.5) *
+					    (double)n / np - 0.5 - mid), m / np, out);
 		}
 		/*
 		 * Shared data is cold once for all N threads: the others' first

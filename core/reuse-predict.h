@@ -58,6 +58,7 @@ struct reuse_predict_thread {
 	struct reuse_hist time;		/* standalone REUSE_TIME */
 	struct reuse_hist stack;	/* standalone REUSE_STACK */
 	struct reuse_hist time_shared;	/* the part of @time that is shared data */
+	double tsum[REUSE_HIST_NBINS];	/* time distances in each @time bin, summed */
 	/*
 	 * The measured interleaving: for reuses of own time bin k, how many
 	 * accesses the other threads made in between, by log2 bin m (count
@@ -66,6 +67,7 @@ struct reuse_predict_thread {
 	 */
 	double inter_n[REUSE_HIST_NBINS][REUSE_HIST_NBINS];
 	double inter_sum[REUSE_HIST_NBINS][REUSE_HIST_NBINS];
+	double inter_tsum[REUSE_HIST_NBINS];	/* own time distances of row k, summed */
 };
 
 struct reuse_predict_opts {
