@@ -185,6 +185,16 @@ static int swap_last(struct reuse_predict *rp, int i, u64 key, u64 *last)
 	return 0;
 }
 
+int reuse_predict__ratio_bin(double r)
+{
+	int m;
+
+	if (!(r > 0))
+		return 0;
+	m = 65 + (int)floor(4 * log2(r));
+	return m < 1 ? 1 : m >= REUSE_PREDICT_RATIO_BINS ? REUSE_PREDICT_RATIO_BINS - 1 : m;
+}
+
 int reuse_predict__access(struct reuse_predict *rp, u32 tid, u64 addr)
 {
 	u64 key = rp->gran == REUSE_GRAN_LINE ? addr >> 6 : addr;
@@ -209,8 +219,13 @@ int reuse_predict__access(struct reuse_predict *rp, u32 tid, u64 addr)
 		u64 v = 0;
 
 		rp->t[i].tsum[reuse_hist__bin(res.time)] += (double)res.time;
-		if (lp_map__get(&rp->owner, key, &v) && (v & MULTI))
+		rp->t[i].tsq[reuse_hist__bin(res.time)] += (double)res.time * (double)res.time;
+		if (lp_map__get(&rp->owner, key, &v) && (v & MULTI)) {
 			err = reuse_hist__add(&rp->t[i].time_shared, res.time, 1);
+			rp->t[i].tsum_sh[reuse_hist__bin(res.time)] += (double)res.time;
+			rp->t[i].tsq_sh[reuse_hist__bin(res.time)] +=
+				(double)res.time * (double)res.time;
+		}
 	}
 	if (!err)
 		err = reuse_exact__access(rp->shared, tid, key, 0, &sres);
@@ -219,11 +234,11 @@ int reuse_predict__access(struct reuse_predict *rp, u32 tid, u64 addr)
 	/* same previous access in both streams: the others' share is the gap */
 	if (!err && res.kind == REUSE_EXACT_REUSE && sres.kind == REUSE_EXACT_REUSE &&
 	    last == (u64)i + 1 && sres.time >= res.time) {
-		int k = reuse_hist__bin(res.time), m = reuse_hist__bin(sres.time - res.time);
+		double r = (double)(sres.time - res.time) / ((double)res.time + 1);
+		int k = reuse_hist__bin(res.time), m = reuse_predict__ratio_bin(r);
 
 		rp->t[i].inter_n[k][m] += 1;
-		rp->t[i].inter_sum[k][m] += (double)(sres.time - res.time);
-		rp->t[i].inter_tsum[k] += (double)res.time;
+		rp->t[i].inter_sum[k][m] += r;
 	}
 	if (!err)
 		err = stream_push(rp, i, key);
@@ -383,7 +398,8 @@ static double crd_of(const struct jiang *J, int i, double t, double d, double ba
 			double m = J->copies[j] - (j == i);
 
 			if (m > 0)
-				priv += m * footprint(&J->fp[j], base * J->wj[j]);
+				priv += m * fmin(footprint(&J->fp[j], base * J->wj[j]),
+						 (double)J->rp->t[j].distinct);
 		}
 		return priv;
 	}
@@ -393,7 +409,8 @@ static double crd_of(const struct jiang *J, int i, double t, double d, double ba
 	 * much as the footprint of its shared accesses says: the union counts
 	 * once what several threads touched (Part II, effect 2).
 	 */
-	own_sh = J->fsh[i] > 0 ? fmin(d, J->fsh[i] * reuse_fp__dist(&J->fps[i], t)) : 0;
+	own_sh = J->fsh[i] > 0 ? fmin(fmin(d, (double)J->rp->t[i].shared),
+				      J->fsh[i] * reuse_fp__dist(&J->fps[i], t)) : 0;
 	priv = d - own_sh;
 	miss_sh = 1 - fmin(1, own_sh / J->pool);
 	for (j = 0; j < J->rp->n; j++) {
@@ -402,9 +419,10 @@ static double crd_of(const struct jiang *J, int i, double t, double d, double ba
 
 		if (m <= 0)
 			continue;
-		n = footprint(&J->fp[j], w);
+		n = fmin(footprint(&J->fp[j], w), (double)J->rp->t[j].distinct);
 		if (J->fsh[j] > 0)
-			sh = fmin(n, J->fsh[j] * footprint(&J->fps[j], w));
+			sh = fmin(fmin(n, (double)J->rp->t[j].shared),
+				  J->fsh[j] * footprint(&J->fps[j], w));
 		priv += m * (n - sh);
 		others = pow(1 - fmin(1, sh / J->pool), m);
 		miss_sh *= others;
@@ -456,8 +474,12 @@ static double own_dist(const struct jiang *J, int i, double t)
 	const struct reuse_predict_thread *ti = &J->rp->t[i];
 	double tt = reuse_hist__total(&ti->time, 0), ts = reuse_hist__total(&ti->stack, 0);
 
-	if (!J->o->rank_own || !(tt > 0) || !(ts > 0))
-		return reuse_fp__dist(&J->fp[i], t);
+	/*
+	 * The footprint counts a thread's last accesses (no reuse seen) as
+	 * never reused, so past the trace's data it keeps growing: cap it.
+	 */
+	if (J->o->footprint_own || !(tt > 0) || !(ts > 0))
+		return fmin(reuse_fp__dist(&J->fp[i], t), (double)(ti->distinct ? ti->distinct - 1 : 0));
 	return quantile(&ti->stack, ts, cdf_at(&ti->time, tt, t));
 }
 
@@ -472,30 +494,21 @@ static void add_crd(const struct jiang *J, int i, double t, double d, double bas
 }
 
 /* Thread @i's reuse at time distance @t (in time bin @k), weight @w, into @out. */
-static void jiang_reuse(const struct jiang *J, int i, int k, double t, double w,
+static void jiang_reuse(const struct jiang *J, int i, int k, double t, double psh, double w,
 			struct reuse_hist *out)
 {
 	const struct reuse_predict_thread *ti = &J->rp->t[i];
-	double d = own_dist(J, i, t), c, cl, f, rown = 0, psh = 0;
+	double d = own_dist(J, i, t), c, cl, f, rown = 0;
 	int m;
-
-	/* the chance the reused datum is shared, at this reuse time */
-	if (ti->time.bin[k] > 0)
-		psh = fmin(1, ti->time_shared.bin[k] / ti->time.bin[k]);
 	if (J->measured) {
-		for (m = 0; m < REUSE_HIST_NBINS; m++)
+		for (m = 0; m < REUSE_PREDICT_RATIO_BINS; m++)
 			rown += ti->inter_n[k][m];
 	}
 	if (rown > 0) {
-		/*
-		 * the co-runners' accesses in between, as measured for this
-		 * reuse time bin, in proportion to t within the bin
-		 */
-		double scale = (t + 1) / (ti->inter_tsum[k] / rown + 1);
-
-		for (m = 0; m < REUSE_HIST_NBINS; m++)
+		/* the co-runners' accesses per own access, as measured at this reuse time */
+		for (m = 0; m < REUSE_PREDICT_RATIO_BINS; m++)
 			if (ti->inter_n[k][m] > 0)
-				add_crd(J, i, t, d, scale * ti->inter_sum[k][m] / ti->inter_n[k][m],
+				add_crd(J, i, t, d, (t + 1) * ti->inter_sum[k][m] / ti->inter_n[k][m],
 					psh, w * ti->inter_n[k][m] / rown, out);
 		return;
 	}
@@ -507,6 +520,37 @@ static void jiang_reuse(const struct jiang *J, int i, int k, double t, double w,
 		add_crd(J, i, t, d, cl, psh, w * (1 - f), out);
 	if (f > 0)
 		add_crd(J, i, t, d, cl + 1, psh, w * f, out);
+}
+
+/*
+ * @mass reuses of thread @i in time bin @k whose times sum to @tsum (and
+ * squares to @tsq; 0: unknown), the datum shared with probability @psh:
+ * points even over the bin, or, where the trace says, over the interval
+ * of the same mean and variance within it.
+ */
+static void jiang_bin(const struct jiang *J, int i, int k, double mass, double tsum,
+		      double tsq, double psh, struct reuse_hist *out)
+{
+	u64 lo = reuse_hist__bin_lo(k), n = reuse_hist__bin_max(k) - lo + 1;
+	double m = mass * J->copies[i], a = (double)lo, b = a + (double)(n - 1), mu, sd;
+	int p, np = n < BIN_POINTS ? (int)n : BIN_POINTS;
+
+	if (!(m > 0))
+		return;
+	if (n > 1 && tsum > 0) {
+		mu = fmin(b, fmax(a, tsum / mass));
+		sd = sqrt(fmax(0, tsq / mass - mu * mu));
+		a = fmax(a, mu - sqrt(3) * sd);
+		b = fmin(b, mu + sqrt(3) * sd);
+		if (b - mu < mu - a)	/* clipped: keep the mean */
+			a = mu - (b - mu);
+		else
+			b = mu + (mu - a);
+		np = b - a < 1 ? 1 : np;
+	}
+	for (p = 0; p < np; p++)
+		jiang_reuse(J, i, k, np == 1 ? (a + b) / 2 : a + (b - a) * p / (np - 1), psh,
+			    m / np, out);
 }
 
 /* Co-runner windows per unit: measured gaps split by rate, or turns of q_j. */
@@ -570,21 +614,12 @@ static int predict_jiang(const struct reuse_predict *rp, const struct reuse_pred
 			continue;
 		set_windows(&J, i, J.measured);
 		for (k = 0; k < REUSE_HIST_NBINS; k++) {
-			u64 lo = reuse_hist__bin_lo(k), n = reuse_hist__bin_max(k) - lo + 1;
-			double m = ti->time.bin[k] * J.copies[i], mid = (double)lo + ((double)n - 1) / 2;
-			double mu = ti->tsum[k] > 0 ? ti->tsum[k] / ti->time.bin[k] : mid, sc = 1;
-			int p, np = n < BIN_POINTS ? (int)n : BIN_POINTS;
+			double sh = fmin(ti->time_shared.bin[k], ti->time.bin[k]);
 
-			if (!(m > 0))
-				continue;
-			/* even over the bin, drawn in to the measured mean */
-			if (n > 1 && mu < mid)
-				sc = (mu - (double)lo) / (mid - (double)lo);
-			else if (n > 1 && mu > mid)
-				sc = ((double)(lo + n - 1) - mu) / ((double)(lo + n - 1) - mid);
-			for (p = 0; p < np; p++)
-				jiang_reuse(&J, i, k, mu + sc * ((double)lo + ((double)p + 0.5) *
-					    (double)n / np - 0.5 - mid), m / np, out);
+			/* the reuses of private data, then of shared data (psh 1) */
+			jiang_bin(&J, i, k, ti->time.bin[k] - sh, ti->tsum[k] - ti->tsum_sh[k],
+				  ti->tsq[k] - ti->tsq_sh[k], 0, out);
+			jiang_bin(&J, i, k, sh, ti->tsum_sh[k], ti->tsq_sh[k], 1, out);
 		}
 		/*
 		 * Shared data is cold once for all N threads: the others' first

@@ -48,6 +48,10 @@ enum reuse_predict_model {
 
 extern const char *const reuse_predict_model_names[REUSE_PREDICT_NMODELS];
 
+/* Ratio bins: 0 for none, then quarter powers of two from 2^-16 to 2^16. */
+#define REUSE_PREDICT_RATIO_BINS	130
+int reuse_predict__ratio_bin(double r);
+
 /* One measured thread's standalone profile. */
 struct reuse_predict_thread {
 	u32 tid;
@@ -58,24 +62,26 @@ struct reuse_predict_thread {
 	struct reuse_hist time;		/* standalone REUSE_TIME */
 	struct reuse_hist stack;	/* standalone REUSE_STACK */
 	struct reuse_hist time_shared;	/* the part of @time that is shared data */
-	double tsum[REUSE_HIST_NBINS];	/* time distances in each @time bin, summed */
+	/* time distances in each bin of @time and @time_shared, summed, squared */
+	double tsum[REUSE_HIST_NBINS], tsq[REUSE_HIST_NBINS];
+	double tsum_sh[REUSE_HIST_NBINS], tsq_sh[REUSE_HIST_NBINS];
 	/*
-	 * The measured interleaving: for reuses of own time bin k, how many
-	 * accesses the other threads made in between, by log2 bin m (count
-	 * and sum), when the trace's previous access to the datum was the
-	 * thread's own (else sharing, not interleaving, decided it).
+	 * The measured interleaving: for reuses of own time bin k, the other
+	 * threads' accesses in between per own access (t + 1), by bin m of
+	 * that ratio (reuse_predict__ratio_bin; count and sum), when the
+	 * trace's previous access to the datum was the thread's own (else
+	 * sharing, not interleaving, decided it).
 	 */
-	double inter_n[REUSE_HIST_NBINS][REUSE_HIST_NBINS];
-	double inter_sum[REUSE_HIST_NBINS][REUSE_HIST_NBINS];
-	double inter_tsum[REUSE_HIST_NBINS];	/* own time distances of row k, summed */
+	double inter_n[REUSE_HIST_NBINS][REUSE_PREDICT_RATIO_BINS];
+	double inter_sum[REUSE_HIST_NBINS][REUSE_PREDICT_RATIO_BINS];
 };
 
 struct reuse_predict_opts {
 	int nthreads;		/* N to predict, >= 1 */
 	double quantum;		/* accesses per turn; 0: as measured (1 if T = 1) */
-	int rank_own;		/* JIANG: own distance of time t from the
-				   measured stack histogram at t's rank
-				   (default: the footprint of t, as the paper) */
+	int footprint_own;	/* JIANG: own distance of time t by the
+				   footprint of t, as the paper (default: the
+				   measured stack histogram at t's rank) */
 	int no_sharing;		/* JIANG: skip the Part II correction */
 };
 

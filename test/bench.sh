@@ -231,3 +231,13 @@ print("floors at %d us: %s" % (c["period_ns"] / 1000, ", ".join(
     "%s %.2fx" % (x["name"], x["ratio"]) for x in c["floors"])))
 PY
 fi
+
+if section predict; then
+	echo
+	echo "## shared-cache prediction (reuse --predict-threads) against the exact shared engine"
+	echo "# Jiang et al. 2010 (jiang) and PPT-Multicore (ppt); self: N = T from a T-thread"
+	echo "# trace's own per-thread profiles; scale: from a T-thread trace to the N-thread"
+	echo "# trace; S: histogram similarity; L3: |predicted - exact| SDCM hit rate, points"
+	echo "# (goal: average S >= 0.92, L3 within 1 point); test/predict-accuracy.sh"
+	./test/predict-accuracy.sh full || echo "predict-accuracy failed"
+fi

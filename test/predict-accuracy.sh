@@ -26,7 +26,7 @@ if [ "$SIZE" = small ]; then
 else
 	RB="--outer 2 --a 5 --a1 2000 --b 4 --b1 6000 --c 4 --c1 14000 --d 2 --d1 30000 --e 1 --e1 62000 --inv 4000"
 	RB_THREADS="1 2 4 8 16"; RB_L3=L3=4M:16
-	ACC=20000; PRIV=1000; SHARED=200; GEN_L3=L3=256K:16
+	ACC=20000; PRIV=1300; SHARED=300; GEN_L3=L3=256K:16
 fi
 
 # json TRACE GRAN L3 N.. : the reuse JSON of TRACE predicted at N..
