@@ -199,13 +199,14 @@ int reuse_predict__access(struct reuse_predict *rp, u32 tid, u64 addr)
 {
 	u64 key = rp->gran == REUSE_GRAN_LINE ? addr >> 6 : addr;
 	struct reuse_exact_res res, sres;
-	int i = thread_index(rp, tid), err;
+	int i, err;
 	u64 last = 0;
 
-	if (i < 0)
-		return i;
 	if (rp->finished)
 		return -EINVAL;
+	i = thread_index(rp, tid);
+	if (i < 0)
+		return i;
 	rp->t[i].accesses++;
 	if (i != rp->last)
 		rp->t[i].runs++;
