@@ -9,7 +9,9 @@
 # S: histogram similarity (finite bins and cold, address granularity for
 # ribench, lines for crdgen: one access per line); L3: |predicted - exact|
 # SDCM hit rate of --cache L3, in points, at line granularity.
-# Prints one row per trace and model, then "average S MODEL X L3 Y" lines.
+# "limit" rows predict from a one-thread trace, which shows no interleaving.
+# Prints one row per trace and model, then "average S MODEL X L3 Y" lines
+# (over the self and scale rows).
 set -u
 cd "$(dirname "$0")/.."
 LP=$PWD/lociprof
@@ -76,7 +78,6 @@ printf "%-34s %-6s %3s %-5s %6s %7s %7s %7s\n" trace kind N model S L3-err L3-me
 	done
 	ns=$(echo $RB_THREADS | tr ' ' '\n' | awk '$1 >= 2' | tr '\n' ' ')
 	for t in $RB_THREADS; do
-		[ "$t" = 1 ] && continue
 		json "$TMP/rb$t.zst" address "$RB_L3" "$TMP/rb$t-s.json" $ns || exit 1
 		json "$TMP/rb$t.zst" line "$RB_L3" "$TMP/rb$t-l.json" $ns || exit 1
 	done
@@ -87,6 +88,11 @@ printf "%-34s %-6s %3s %-5s %6s %7s %7s %7s\n" trace kind N model S L3-err L3-me
 	for t in $ns; do
 		[ "$t" = 2 ] && continue
 		row "ribench 2 threads -> $t" scale "$TMP/rb2-" "$TMP/rb$t-" "$t"
+	done
+	# the limit: one thread shows no interleaving (turns of 1 access assumed,
+	# ribench's are a pass over an array); not in the averages
+	for t in $ns; do
+		row "ribench 1 thread -> $t" limit "$TMP/rb1-" "$TMP/rb$t-" "$t"
 	done
 	for pat in cyclic random expon; do
 		for psh in 0 0.2; do
@@ -108,6 +114,6 @@ printf "%-34s %-6s %3s %-5s %6s %7s %7s %7s\n" trace kind N model S L3-err L3-me
 	row "crdgen random shared=0.2 turn=64" self "$TMP/g4-" "$TMP/g4-" 4
 	row "crdgen random sh=0.2 turn=64 2->8" scale "$TMP/g2-" "$TMP/g8-" 8
 } | tee "$TMP/rows"
-awk '$0 !~ /not computed/ && NF >= 8 { m = $(NF-4); s[m] += $(NF-3); e[m] += $(NF-2); n[m]++ }
+awk '$0 !~ /not computed/ && NF >= 8 && $(NF-6) != "limit" { m = $(NF-4); s[m] += $(NF-3); e[m] += $(NF-2); n[m]++ }
      END { for (m in n) printf "average S %s %.3f L3 %.2f over %d rows\n", m, s[m] / n[m], e[m] / n[m], n[m] }' \
 	"$TMP/rows" | sort
