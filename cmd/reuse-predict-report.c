@@ -92,6 +92,7 @@ int reuse_predict_report__build(struct reuse_predict_report *pr, const struct re
 	memset(pr, 0, sizeof(*pr));
 	pr->measured_threads = reuse_predict__nr_threads(rp);
 	pr->mean_size = mean_size;
+	pr->forced_quantum = sp->quantum;
 	pr->caches = caches;
 	pr->ncaches = ncaches < PREDICT_MAX_CACHES ? ncaches : PREDICT_MAX_CACHES;
 	if (sp->sizes && parse_sizes(pr, sp->sizes, ncaches ? caches[ncaches - 1].ways : DEFAULT_WAYS))
@@ -185,15 +186,26 @@ void reuse_predict_report__print(const struct reuse_predict_report *pr, FILE *f)
 
 	fprintf(f, "\nShared cache predicted from each thread's own profile (--predict-threads):\n");
 	fprintf(f, "  assumptions: threads beyond the %d measured behave like them (thread x as\n"
-		"  measured thread x mod %d); private data is per thread, the %llu shared %s\n"
-		"  one pool; jiang: Jiang et al. 2010, co-runners' footprints over the interleaving\n"
-		"  measured in the trace (turns of %.0f accesses on average)%s, Part II for sharing;\n"
-		"  ppt: PPT-Multicore, the threads' streams replicated and interleaved round-robin\n"
-		"  in those turns, measured exactly. Private levels use the threads' own (PRD)\n"
-		"  histogram, the last --cache level and --predict-cache sizes the shared (CRD) one.\n",
-		pr->measured_threads, pr->measured_threads, (unsigned long long)pr->shared_data,
-		pr->shared_data == 1 ? "datum is" : "data are", pr->quantum[0],
-		pr->measured_threads == 1 ? " (one thread: no interleaving seen)" : "");
+		"  measured thread x mod %d); private data is per thread; ", pr->measured_threads,
+		pr->measured_threads);
+	if (pr->shared_data)
+		fprintf(f, "the %llu data two threads\n  or more touch are one shared pool.\n",
+			(unsigned long long)pr->shared_data);
+	else
+		fprintf(f, "no data is shared.\n");
+	if (pr->forced_quantum > 0)
+		fprintf(f, "  interleaving: turns of %g accesses (--predict-quantum).\n",
+			pr->forced_quantum);
+	else if (pr->measured_threads == 1)
+		fprintf(f, "  interleaving: turns of 1 access (one thread shows none).\n");
+	else
+		fprintf(f, "  interleaving: as measured in the trace (turns of %.0f accesses on average).\n",
+			pr->quantum[0]);
+	fprintf(f, "  jiang: Jiang et al. 2010, co-runners' footprints over that interleaving, Part\n"
+		"  II for shared data; ppt: PPT-Multicore, the threads' streams replicated and\n"
+		"  interleaved round-robin in those turns, measured exactly. Private levels use\n"
+		"  the threads' own (PRD) histograms, the last --cache level and --predict-cache\n"
+		"  sizes the shared (CRD) one.\n");
 	fprintf(f, "  %-9s %-8s %12s %10s %10s %6s", "threads", "model", "reuses", "median", "p90", "S");
 	for (i = 0; i < pr->ncaches; i++)
 		fprintf(f, "  %6s%s", pr->caches[i].name, i == pr->ncaches - 1 ? "*" : " ");

@@ -41,6 +41,7 @@ struct reuse_predict_report {
 	double measured_hit[PREDICT_MAX_CACHES], measured_size_hit[PREDICT_MAX];
 	double quantum[PREDICT_MAX];	/* per measured thread (first PREDICT_MAX) */
 	u64 shared_data;		/* largest |S_i| */
+	double forced_quantum;		/* --predict-quantum, 0: measured */
 	const struct sdcm_cache *caches;	/* --cache; the last one is shared */
 	int ncaches;
 	struct sdcm_cache sizes[PREDICT_MAX];
