@@ -16,6 +16,7 @@
 #include "cmd/builtin.h"
 #include "cmd/reuse-report.h"
 #include "core/reuse-exact.h"
+#include "core/reuse-predict.h"
 #include "core/reuse.h"
 #include "core/trace.h"
 
@@ -25,6 +26,7 @@ struct an_reuse {
 	struct sdcm_cache caches[REUSE_MAX_CACHES];
 	int ncaches;
 	const char *trace;			/* --trace */
+	struct reuse_predict_spec predict;	/* --predict-threads etc. */
 	struct reuse *ru;
 	struct reuse_report r;
 };
@@ -120,6 +122,8 @@ static int ru_trace(void *opts, const struct lp_output *out, int argc, char **ar
 	struct reuse_thread *thr = NULL;
 	struct lp_topology *topo = NULL;
 	struct reuse_result res;
+	struct reuse_predict_report pr;
+	struct reuse_predict *rp = NULL;
 	struct reuse_exact *re;
 	struct trace_access ac;
 	struct trace *t;
@@ -129,6 +133,14 @@ static int ru_trace(void *opts, const struct lp_output *out, int argc, char **ar
 	int ret;
 
 	(void)argv;
+	if ((a->predict.sizes || a->predict.quantum > 0) && !a->predict.nn) {
+		lp_err("--predict-cache and --predict-quantum go with --predict-threads");
+		exit(129);
+	}
+	if (!a->trace && a->predict.nn) {
+		lp_err("--predict-threads needs --trace: it predicts from a full access trace");
+		exit(129);
+	}
 	if (!a->trace)
 		return -1;
 	if (argc > 0) {
@@ -144,10 +156,14 @@ static int ru_trace(void *opts, const struct lp_output *out, int argc, char **ar
 		.gran = a->cfg.gran,
 	};
 	ret = reuse_exact__new(&eo, &re);
+	if (!ret && a->predict.nn)
+		ret = reuse_predict__new(a->cfg.gran, PREDICT_MAX_STREAM, &rp);
 	if (ret)
 		lp_die("cannot set up the exact engine: %s", strerror(-ret));
 	while ((ret = trace__next(t, &ac, err, sizeof(err))) > 0) {
 		ret = reuse_exact__access(re, ac.tid, ac.addr, ac.op == TRACE_WRITE, NULL);
+		if (!ret && rp)
+			ret = reuse_predict__access(rp, ac.tid, ac.addr);
 		if (ret) {
 			snprintf(err, sizeof(err), "%s: %s", a->trace, strerror(-ret));
 			break;
@@ -175,6 +191,17 @@ static int ru_trace(void *opts, const struct lp_output *out, int argc, char **ar
 		}
 	}
 	ru_caches(a, topo);
+	if (rp) {
+		ret = reuse_predict__finish(rp);
+		if (!ret)
+			ret = reuse_predict_report__build(&pr, rp, &a->predict, a->caches, a->ncaches,
+							  res.mean_access_size);
+		if (ret == -EINVAL)	/* a bad --predict-cache: said */
+			exit(129);
+		if (ret)
+			lp_die("cannot predict: %s", strerror(-ret));
+		a->r.predict = &pr;
+	}
 	{
 		struct lp_run run = { .sampler = "exact", .period_unit = "", .command = a->trace,
 				      .samples = n, .samples_addr = n, .sync = -1 };
@@ -184,6 +211,10 @@ static int ru_trace(void *opts, const struct lp_output *out, int argc, char **ar
 	free(topo);
 	free(thr);
 	reuse_exact__delete(re);
+	if (rp) {
+		reuse_predict_report__free(&pr);
+		reuse_predict__delete(rp);
+	}
 	return ret;
 }
 
@@ -301,6 +332,11 @@ static void format_window(const void *opts, char *buf, size_t len)
 	snprintf(buf, len, "%d", a->cfg.window < 0 ? 0 : a->cfg.window);
 }
 
+static int parse_predict_threads(void *opts, const char *arg)
+{
+	return reuse_predict_spec__threads(&((struct an_reuse *)opts)->predict, arg);
+}
+
 static const char *const gran_names[] = {
 	[REUSE_GRAN_ADDR] = "address", [REUSE_GRAN_LINE] = "line", NULL,
 };
@@ -331,6 +367,13 @@ static const struct lp_opt ru_opts[] = {
 	{ "seed", 0, "N", "seed of the reservoir sampling", LP_OPT_U64, RU(cfg.seed),
 	  .flags = LP_OPT_CFG },
 	{ "trace", 0, "FILE", "exact histograms of this access trace; no program", LP_OPT_STR, RU(trace) },
+	{ "predict-threads", 0, "N[,M..]", "with --trace: predict the shared cache at these\n"
+	  "thread counts (Jiang et al. and PPT-Multicore)", LP_OPT_CALL, .parse = parse_predict_threads },
+	{ "predict-cache", 0, "SIZE[:WAYS],..", "with --predict-threads: also predict these shared\n"
+	  "cache sizes (ways default to the last --cache level's)", LP_OPT_STR, RU(predict.sizes) },
+	{ "predict-quantum", 0, "N", "with --predict-threads: threads take turns of N accesses\n"
+	  "(default: as measured in the trace; 1 for a one-thread trace)", LP_OPT_DOUBLE,
+	  RU(predict.quantum), 0, 1e12 },
 	{ NULL },
 };
 
@@ -372,6 +415,8 @@ const struct lp_analysis_desc reuse_desc = {
 		"invalidations by other threads, predicted hit rates of each cache level,\n"
 		"the miss-ratio curve and the source lines behind the reuses. With --trace,\n"
 		"compute the exact histograms of a lociprof-trace(5) file instead.\n"
+		"With --predict-threads, also predict the shared cache at other thread\n"
+		"counts and cache sizes from each thread's own profile.\n"
 		"\n",
 	.top_help = "use->reuse pairs to show (default 10)",
 	.svg_help = "write histograms and the miss-ratio curve as SVG",

@@ -271,6 +271,8 @@ void reuse_report__print(const void *view, FILE *f)
 			"itself %" PRIu64 ", the use reported again %" PRIu64 "); samples without a free slot "
 			"(reservoir kept the older watches) %" PRIu64 "\n", st->traps, st->traps_stale,
 			st->traps_late, st->traps_use, st->traps_again, st->samples_dropped);
+	if (r->predict)
+		reuse_predict_report__print(r->predict, f);
 }
 
 /* ---- JSON ------------------------------------------------------------- */
@@ -472,6 +474,8 @@ int reuse_report__json(const void *view, const char *path)
 	json_threads(&w, res);
 	json_hit_rates(&w, r);
 	json_pairs(&w, r);
+	if (r->predict)
+		reuse_predict_report__json(r->predict, &w);
 	json__obj_end(&w);
 	err = json__finish(&w);
 	if (f != stdout && fclose(f) && !err)
@@ -554,6 +558,8 @@ int reuse_report__svg(const void *view, const char *dir)
 	int err = analysis__make_dir(dir), i, n = 0;
 	FILE *f;
 
+	if (!err && r->predict)
+		err = reuse_predict_report__svg(r->predict, dir);
 	if (err)
 		return err;
 	snprintf(xt, sizeof(xt), "stack reuse distance, %s (log2 bins)", gran_unit(res));

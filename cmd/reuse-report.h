@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "cmd/analyses.h"
+#include "cmd/reuse-predict-report.h"
 #include "core/reuse.h"
 #include "core/sdcm.h"
 #include "core/symbols.h"
@@ -20,6 +21,7 @@ struct reuse_report {
 	const struct sdcm_cache *caches;
 	int ncaches;
 	const char *cache_source;	/* "sysfs", "--cache", or NULL: none */
+	const struct reuse_predict_report *predict;	/* --predict-threads, or NULL */
 };
 
 /* The printers of the reuse descriptor: @view is a struct reuse_report. */

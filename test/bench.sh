@@ -318,3 +318,13 @@ if section lossy; then
 		done
 	done
 fi
+
+if section predict; then
+	echo
+	echo "## shared-cache prediction (reuse --predict-threads) against the exact shared engine"
+	echo "# Jiang et al. 2010 (jiang) and PPT-Multicore (ppt); self: N = T from a T-thread"
+	echo "# trace's own per-thread profiles; scale: from a T-thread trace to the N-thread"
+	echo "# trace; S: histogram similarity; L3: |predicted - exact| SDCM hit rate, points"
+	echo "# (goal: average S >= 0.92, L3 within 1 point); test/predict-accuracy.sh"
+	./test/predict-accuracy.sh full || echo "predict-accuracy failed"
+fi
