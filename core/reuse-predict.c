@@ -221,6 +221,8 @@ int reuse_predict__access(struct reuse_predict *rp, u32 tid, u64 addr)
 
 		rp->t[i].tsum[reuse_hist__bin(res.time)] += (double)res.time;
 		rp->t[i].tsq[reuse_hist__bin(res.time)] += (double)res.time * (double)res.time;
+		rp->t[i].ssum[reuse_hist__bin(res.dist)] += (double)res.dist;
+		rp->t[i].ssq[reuse_hist__bin(res.dist)] += (double)res.dist * (double)res.dist;
 		if (lp_map__get(&rp->owner, key, &v) && (v & MULTI)) {
 			err = reuse_hist__add(&rp->t[i].time_shared, res.time, 1);
 			rp->t[i].tsum_sh[reuse_hist__bin(res.time)] += (double)res.time;
@@ -435,28 +437,57 @@ static double crd_of(const struct jiang *J, int i, double t, double d, double ba
 	return priv + J->pool * (1 - miss_sh);
 }
 
+/*
+ * Where bin @k's mass of @h lies, as [*a, *b]: the whole bin, or, when
+ * the distances' sum and sum of squares are known (@sum, @sq; NULL: not),
+ * the even spread of their mean and variance within it. A power-of-two
+ * bin is wide: a thread's 263-line reuses spread over 256-511 would read
+ * as up to twice that.
+ */
+static void bin_span(const struct reuse_hist *h, const double *sum, const double *sq, int k,
+		     double *a, double *b)
+{
+	double mu, sd;
+
+	*a = (double)reuse_hist__bin_lo(k);
+	*b = (double)reuse_hist__bin_max(k);
+	if (!sum || !sq || !(h->bin[k] > 0) || *b <= *a)
+		return;
+	mu = fmin(*b, fmax(*a, sum[k] / h->bin[k]));
+	sd = sqrt(fmax(0, sq[k] / h->bin[k] - mu * mu));
+	*a = fmax(*a, mu - sqrt(3) * sd);
+	*b = fmin(*b, mu + sqrt(3) * sd);
+	if (*b - mu < mu - *a)	/* clipped: keep the mean */
+		*a = mu - (*b - mu);
+	else
+		*b = mu + (mu - *a);
+}
+
 /* Fraction of the finite mass of @h below the middle of integer @x. */
-static double cdf_at(const struct reuse_hist *h, double tot, double x)
+static double cdf_at(const struct reuse_hist *h, const double *sum, const double *sq,
+		     double tot, double x)
 {
 	int k = reuse_hist__bin((u64)x), j;
-	double below = 0, n = (double)(reuse_hist__bin_max(k) - reuse_hist__bin_lo(k)) + 1;
+	double below = 0, a, b;
 
 	for (j = 0; j < k; j++)
 		below += h->bin[j];
-	return (below + h->bin[k] * (x - (double)reuse_hist__bin_lo(k) + 0.5) / n) / tot;
+	bin_span(h, sum, sq, k, &a, &b);
+	return (below + h->bin[k] * fmin(1, fmax(0, (x - a + 0.5) / (b - a + 1)))) / tot;
 }
 
-/* The distance at fraction @u of @h's finite mass (even within a bin). */
-static double quantile(const struct reuse_hist *h, double tot, double u)
+/* The distance at fraction @u of @h's finite mass (even within a bin's span). */
+static double quantile(const struct reuse_hist *h, const double *sum, const double *sq,
+		       double tot, double u)
 {
-	double acc = 0, want = u * tot;
+	double acc = 0, want = u * tot, a, b;
 	int k;
 
 	for (k = 0; k < REUSE_HIST_NBINS; k++) {
-		double n = (double)(reuse_hist__bin_max(k) - reuse_hist__bin_lo(k)) + 1;
-
-		if (h->bin[k] > 0 && acc + h->bin[k] >= want)
-			return (double)reuse_hist__bin_lo(k) + (want - acc) / h->bin[k] * n - 0.5;
+		if (h->bin[k] > 0 && acc + h->bin[k] >= want) {
+			bin_span(h, sum, sq, k, &a, &b);
+			return a + (want - acc) / h->bin[k] * (b - a + 1) - 0.5;
+		}
 		acc += h->bin[k];
 	}
 	return 0;
@@ -466,7 +497,7 @@ double reuse_predict__quantile(const struct reuse_hist *h, double u)
 {
 	double tot = reuse_hist__total(h, 0);
 
-	return tot > 0 ? quantile(h, tot, u) : NAN;
+	return tot > 0 ? quantile(h, NULL, NULL, tot, u) : NAN;
 }
 
 /* Own distinct data in between: the footprint of t, or the stack distance of t's rank. */
@@ -481,7 +512,8 @@ static double own_dist(const struct jiang *J, int i, double t)
 	 */
 	if (J->o->footprint_own || !(tt > 0) || !(ts > 0))
 		return fmin(reuse_fp__dist(&J->fp[i], t), (double)(ti->distinct ? ti->distinct - 1 : 0));
-	return quantile(&ti->stack, ts, cdf_at(&ti->time, tt, t));
+	return quantile(&ti->stack, ti->ssum, ti->ssq, ts,
+			cdf_at(&ti->time, ti->tsum, ti->tsq, tt, t));
 }
 
 static void add_crd(const struct jiang *J, int i, double t, double d, double base,

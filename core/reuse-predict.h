@@ -65,6 +65,8 @@ struct reuse_predict_thread {
 	/* time distances in each bin of @time and @time_shared, summed, squared */
 	double tsum[REUSE_HIST_NBINS], tsq[REUSE_HIST_NBINS];
 	double tsum_sh[REUSE_HIST_NBINS], tsq_sh[REUSE_HIST_NBINS];
+	/* stack distances in each bin of @stack, summed, squared */
+	double ssum[REUSE_HIST_NBINS], ssq[REUSE_HIST_NBINS];
 	/*
 	 * The measured interleaving: for reuses of own time bin k, the other
 	 * threads' accesses in between per own access (t + 1), by bin m of
