@@ -113,6 +113,8 @@ static int exact_result(struct reuse_exact *re, const struct an_reuse *a,
 
 extern const struct lp_analysis_desc reuse_desc;
 
+#define TRACE_BATCH 4096
+
 static int ru_trace(void *opts, const struct lp_output *out, int argc, char **argv)
 {
 	struct reuse_exact_opts eo;
@@ -123,10 +125,11 @@ static int ru_trace(void *opts, const struct lp_output *out, int argc, char **ar
 	struct reuse_exact *re;
 	struct trace_access ac;
 	struct trace *t;
+	static struct reuse_exact_acc batch[TRACE_BATCH];
 	double size_sum = 0;
 	char err[512];
 	u64 n = 0;
-	int ret;
+	int ret, nb = 0;
 
 	(void)argv;
 	if (!a->trace)
@@ -146,14 +149,26 @@ static int ru_trace(void *opts, const struct lp_output *out, int argc, char **ar
 	ret = reuse_exact__new(&eo, &re);
 	if (ret)
 		lp_die("cannot set up the exact engine: %s", strerror(-ret));
-	while ((ret = trace__next(t, &ac, err, sizeof(err))) > 0) {
-		ret = reuse_exact__access(re, ac.tid, ac.addr, ac.op == TRACE_WRITE, NULL);
-		if (ret) {
-			snprintf(err, sizeof(err), "%s: %s", a->trace, strerror(-ret));
-			break;
+	/* batches, so the engine can prefetch ahead */
+	for (;;) {
+		ret = trace__next(t, &ac, err, sizeof(err));
+		if (ret > 0) {
+			batch[nb++] = (struct reuse_exact_acc){ .addr = ac.addr, .tid = ac.tid,
+								.is_store = ac.op == TRACE_WRITE };
+			size_sum += ac.size ? ac.size : 8;
+			n++;
 		}
-		size_sum += ac.size ? ac.size : 8;
-		n++;
+		if (nb && (ret <= 0 || nb == TRACE_BATCH)) {
+			int e = reuse_exact__access_batch(re, batch, nb);
+
+			nb = 0;
+			if (e) {
+				snprintf(err, sizeof(err), "%s: %s", a->trace, strerror(-e));
+				ret = e;
+			}
+		}
+		if (ret <= 0)
+			break;
 	}
 	trace__close(t);
 	if (ret < 0) {

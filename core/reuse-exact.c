@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "core/hash.h"
 #include "core/reuse-exact.h"
@@ -43,14 +44,22 @@ struct atab {
 	u64 n;
 };
 
+/*
+ * One stream's time axis: slot i holds a marker iff the latest access of
+ * some key sits there. The markers are a bitmap, counted by a Fenwick tree
+ * over its 64-bit words, so the structure is cap/8 + cap/16 bytes (about
+ * 40 KiB per 100k live keys) and stays in cache while the key table
+ * cannot: a reuse costs one table probe, one popcount and a walk over a
+ * small tree.
+ */
 struct stream {
 	u64 seq;		/* accesses so far */
 	u64 nlive;		/* markers set */
 	u32 cap;		/* slots */
 	u32 next;		/* next free slot */
-	u32 *fw;		/* Fenwick tree, 1-based, cap + 1 */
-	u64 *owner;		/* key whose marker is in a slot */
+	u32 nblk;		/* bitmap words */
 	u64 *mark;		/* bitmap: slot holds a marker */
+	u32 *fw;		/* Fenwick tree of the words' popcounts, 1-based */
 	struct etab tab;
 };
 
@@ -68,10 +77,44 @@ struct reuse_exact {
 
 /* ---- address -> latest access ---- */
 
+/*
+ * Big tables are probed at random: back them with huge pages where the
+ * kernel allows (THP "madvise"), so a probe is a cache miss and not also a
+ * TLB miss (a page walk per access, worse under virtualization).
+ */
+#define HUGE_SZ	(2UL << 20)
+
+static void *big__alloc(size_t size)
+{
+	void *p;
+
+	if (size < HUGE_SZ)
+		return malloc(size);
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	madvise(p, size, MADV_HUGEPAGE);
+	return p;
+}
+
+static void big__free(void *p, size_t size)
+{
+	if (size < HUGE_SZ)
+		free(p);
+	else if (p)
+		munmap(p, size);
+}
+
+static void etab__free(struct etab *t)
+{
+	if (t->v)
+		big__free(t->v, (t->mask + 1) * sizeof(*t->v));
+}
+
 static int etab__grow(struct etab *t)
 {
 	u64 cap = t->v ? (t->mask + 1) * 2 : 1024, i;
-	struct ent *v = malloc(cap * sizeof(*v));
+	struct ent *v = big__alloc(cap * sizeof(*v));
 
 	if (!v)
 		return -ENOMEM;
@@ -88,7 +131,7 @@ static int etab__grow(struct etab *t)
 				j = (j + 1) & (cap - 1);
 			v[j] = t->v[i];
 		}
-		free(t->v);
+		etab__free(t);
 	}
 	t->v = v;
 	t->mask = cap - 1;
@@ -109,17 +152,24 @@ static struct ent *etab__find(const struct etab *t, u64 key)
 	}
 }
 
-/* Find @key or add it as last accessed by thread @thr. */
-static int etab__get(struct etab *t, u64 key, u32 thr, struct ent **ep,
-		     int *is_new)
+/* Find @key (hash @h) or add it as last accessed by thread @thr. */
+static inline __attribute__((always_inline)) int etab__get(struct etab *t, u64 key, u64 h, u32 thr,
+			    struct ent **ep, int *is_new)
 {
-	struct ent *e = etab__find(t, key);
+	struct ent *e;
 	u64 i;
 
-	*is_new = 0;
-	if (e) {
-		*ep = e;
-		return 0;
+	if (t->v) {
+		for (i = h & t->mask;; i = (i + 1) & t->mask) {
+			e = &t->v[i];
+			if (e->last_thr == EMPTY_THR)
+				break;
+			if (e->key == key) {
+				*is_new = 0;
+				*ep = e;
+				return 0;
+			}
+		}
 	}
 	if (!t->v || (t->n + 1) * 8 > (t->mask + 1) * 5) {
 		int err = etab__grow(t);
@@ -127,8 +177,7 @@ static int etab__get(struct etab *t, u64 key, u32 thr, struct ent **ep,
 		if (err)
 			return err;
 	}
-	for (i = lp_hash64(key) & t->mask; t->v[i].last_thr != EMPTY_THR;
-	     i = (i + 1) & t->mask)
+	for (i = h & t->mask; t->v[i].last_thr != EMPTY_THR; i = (i + 1) & t->mask)
 		;
 	e = &t->v[i];
 	e->key = key;
@@ -224,90 +273,113 @@ static void atab__exit(struct atab *t)
 	free(t->v);
 }
 
-/* ---- Fenwick tree of latest-access markers ---- */
+/* ---- time axis: marker bitmap + Fenwick tree over its words ---- */
 
-static void fw__add(struct stream *s, u32 slot, int delta)
+static inline __attribute__((always_inline)) void fw__add(struct stream *s, u32 blk, int delta)
 {
-	u64 i;
+	u32 i;
 
-	for (i = (u64)slot + 1; i <= s->cap; i += i & -i)
+	for (i = blk + 1; i <= s->nblk; i += i & -i)
 		s->fw[i] += delta;
 }
 
-/* Markers in slots [0, slot]. */
-static u64 fw__prefix(const struct stream *s, u32 slot)
+/* Markers in words [0, blk). */
+static inline __attribute__((always_inline)) u64 fw__prefix(const struct stream *s, u32 blk)
 {
-	u64 i, sum = 0;
+	u64 sum = 0;
+	u32 i;
 
-	for (i = (u64)slot + 1; i > 0; i -= i & -i)
+	for (i = blk; i > 0; i -= i & -i)
 		sum += s->fw[i];
 	return sum;
 }
 
+/* Markers in slots after @slot: the distinct keys accessed since. */
+static inline __attribute__((always_inline)) u64 stream__after(const struct stream *s, u32 slot)
+{
+	u32 w = slot / 64;
+	u64 upto = s->mark[w] & ((2ULL << (slot % 64)) - 1);
+
+	return s->nlive - fw__prefix(s, w) - __builtin_popcountll(upto);
+}
+
 /*
- * Renumber the live markers 0..nlive-1 in time order into fresh arrays of
- * at least twice that size, so the next compaction is nlive accesses away
- * (amortized O(1) per access).
+ * Renumber the live markers 0..nlive-1 in time order, keeping room for as
+ * many accesses as there are live markers or keys (whichever is more), so
+ * the next compaction is that far away and its scan of the key table is
+ * amortized O(1) per access. The new slot of a key is its marker's rank,
+ * read off per-word prefix counts of the old bitmap.
  */
 static int stream__compact(struct stream *s, u32 min_slots)
 {
-	u64 want = 2 * (s->nlive + 1), i;
-	u32 cap, j = 0, *fw;
-	u64 *owner, *mark;
+	u64 want = s->nlive + (s->nlive > s->tab.n ? s->nlive : s->tab.n) + 64, i;
+	u32 cap, nblk, *fw, *rank = NULL;
+	u64 *mark;
 
 	if (want < min_slots)
 		want = min_slots;
 	if (want > MAX_SLOTS)
 		return -EOVERFLOW;
 	cap = want;
-	fw = calloc((u64)cap + 1, sizeof(*fw));
-	owner = malloc((u64)cap * sizeof(*owner));
-	mark = calloc(((u64)cap + 63) / 64, sizeof(*mark));
-	if (!fw || !owner || !mark) {
+	nblk = (cap + 63) / 64;
+	fw = calloc((u64)nblk + 1, sizeof(*fw));
+	mark = calloc(nblk, sizeof(*mark));
+	if (s->nblk)
+		rank = malloc((u64)s->nblk * sizeof(*rank));
+	if (!fw || !mark || (s->nblk && !rank)) {
 		free(fw);
-		free(owner);
 		free(mark);
+		free(rank);
 		return -ENOMEM;
 	}
-	for (i = 0; i < s->next; i++) {
-		struct ent *e;
+	if (s->nlive) {
+		u32 acc = 0;
 
-		if (!(s->mark[i / 64] & (1ULL << (i % 64))))
-			continue;
-		e = etab__find(&s->tab, s->owner[i]);
-		e->slot = j;
-		owner[j] = s->owner[i];
-		mark[j / 64] |= 1ULL << (j % 64);
-		fw[j + 1] = 1;
-		j++;
+		for (i = 0; i < s->nblk; i++) {
+			rank[i] = acc;
+			acc += __builtin_popcountll(s->mark[i]);
+		}
+		for (i = 0; i <= s->tab.mask; i++) {
+			struct ent *e = &s->tab.v[i];
+			u32 w;
+
+			if (e->last_thr == EMPTY_THR || e->slot == NO_SLOT)
+				continue;
+			w = e->slot / 64;
+			e->slot = rank[w] + __builtin_popcountll(s->mark[w] &
+						((1ULL << (e->slot % 64)) - 1));
+		}
 	}
-	/* linear-time Fenwick build */
-	for (i = 1; i <= cap; i++) {
+	for (i = 0; i < s->nlive; i++)
+		mark[i / 64] |= 1ULL << (i % 64);
+	/* linear-time Fenwick build over the words' popcounts */
+	for (i = 1; i <= nblk; i++) {
 		u64 p = i + (i & -i);
 
-		if (p <= cap)
+		fw[i] += __builtin_popcountll(mark[i - 1]);
+		if (p <= nblk)
 			fw[p] += fw[i];
 	}
+	free(rank);
 	free(s->fw);
-	free(s->owner);
 	free(s->mark);
 	s->fw = fw;
-	s->owner = owner;
 	s->mark = mark;
 	s->cap = cap;
-	s->next = j;
+	s->nblk = nblk;
+	s->next = s->nlive;
 	return 0;
 }
 
-static void stream__unmark(struct stream *s, struct ent *e)
+static inline __attribute__((always_inline)) void stream__unmark(struct stream *s, struct ent *e)
 {
-	fw__add(s, e->slot, -1);
+	fw__add(s, e->slot / 64, -1);
 	s->mark[e->slot / 64] &= ~(1ULL << (e->slot % 64));
 	s->nlive--;
 	e->slot = NO_SLOT;
 }
 
-static int stream__mark(struct stream *s, struct ent *e, u32 min_slots)
+static inline __attribute__((always_inline)) int stream__mark(struct stream *s, struct ent *e, u32 min_slots)
 {
 	if (s->next == s->cap) {
 		int err = stream__compact(s, min_slots);
@@ -316,9 +388,8 @@ static int stream__mark(struct stream *s, struct ent *e, u32 min_slots)
 			return err;
 	}
 	e->slot = s->next++;
-	s->owner[e->slot] = e->key;
 	s->mark[e->slot / 64] |= 1ULL << (e->slot % 64);
-	fw__add(s, e->slot, 1);
+	fw__add(s, e->slot / 64, 1);
 	s->nlive++;
 	return 0;
 }
@@ -326,12 +397,36 @@ static int stream__mark(struct stream *s, struct ent *e, u32 min_slots)
 static void stream__exit(struct stream *s)
 {
 	free(s->fw);
-	free(s->owner);
 	free(s->mark);
-	free(s->tab.v);
+	etab__free(&s->tab);
 }
 
 /* ---- threads ---- */
+
+/*
+ * Holder lists matter only once a second thread can store: until then the
+ * one thread holds every live key, so the lists are built from its table
+ * when the second thread appears (one pass) and kept from then on.
+ */
+static int holders__seed(struct reuse_exact *re)
+{
+	const struct etab *t = &re->streams[0].tab;
+	u64 i;
+
+	for (i = 0; t->v && i <= t->mask; i++) {
+		struct aent *a;
+		int err;
+
+		if (t->v[i].last_thr == EMPTY_THR || t->v[i].slot == NO_SLOT)
+			continue;
+		err = atab__get(&re->holders, t->v[i].key, &a);
+		if (!err)
+			err = aent__add(a, 0);
+		if (err)
+			return err;
+	}
+	return 0;
+}
 
 static int reuse_exact__new_thread(struct reuse_exact *re, u32 tid)
 {
@@ -360,6 +455,12 @@ static int reuse_exact__new_thread(struct reuse_exact *re, u32 tid)
 	if (re->o.mode == REUSE_EXACT_PER_THREAD) {
 		memset(&re->streams[n], 0, sizeof(re->streams[n]));
 		re->nstreams++;
+		if (n == 1) {
+			int err = holders__seed(re);
+
+			if (err)
+				return err;
+		}
 	}
 	t = &re->thr[n];
 	memset(t, 0, sizeof(*t));
@@ -450,26 +551,61 @@ static int reuse_exact__invalidate(struct reuse_exact *re, u32 h, u64 key)
 	return 0;
 }
 
-int reuse_exact__access(struct reuse_exact *re, u32 tid, u64 addr,
-			int is_store, struct reuse_exact_res *res)
+static inline __attribute__((always_inline)) int hist_bin(u64 d)
 {
-	struct reuse_exact_res dummy;
-	struct reuse_exact_thread *thr;
-	struct stream *s;
-	struct ent *e;
-	u64 key = re->o.gran == REUSE_GRAN_LINE ? addr >> 6 : addr, now;
-	int ti, is_new, was_live, err;
+	return d ? 64 - __builtin_clzll(d) : 0;
+}
 
-	if (!res)
-		res = &dummy;
-	res->dist = res->time = 0;
-	ti = reuse_exact__thread_index(re, tid);
-	if (ti < 0)
-		return ti;
-	thr = &re->thr[ti];
-	s = re->o.mode == REUSE_EXACT_PER_THREAD ? &re->streams[ti] :
-						   &re->streams[0];
-	err = etab__get(&s->tab, key, ti, &e, &is_new);
+static inline __attribute__((always_inline)) struct stream *stream_of(struct reuse_exact *re, int ti)
+{
+	return re->o.mode == REUSE_EXACT_PER_THREAD ? &re->streams[ti] :
+						      &re->streams[0];
+}
+
+/* Another thread @ti stored to @key: drop the other holders' live uses. */
+static int reuse_exact__store(struct reuse_exact *re, int ti, u64 key,
+			      int was_live, int is_store)
+{
+	struct aent *a;
+	u32 i, *h, keep = 0;
+	int err;
+
+	err = atab__get(&re->holders, key, &a);
+	if (err)
+		return err;
+	if (!was_live) {
+		err = aent__add(a, ti);
+		if (err)
+			return err;
+	}
+	if (is_store && a->nh > 1) {
+		h = aent__holders(a);
+		for (i = 0; i < a->nh; i++) {
+			if (h[i] == (u32)ti) {
+				keep = 1;
+				continue;
+			}
+			if (reuse_exact__invalidate(re, h[i], key))
+				re->thr[ti].invalidations++;
+		}
+		a->nh = 0;
+		if (keep)
+			h[a->nh++] = ti;
+	}
+	return 0;
+}
+
+/* One access of thread index @ti to @key (lp_hash64(key) = @h). */
+static inline __attribute__((always_inline)) int access_one(struct reuse_exact *re, int ti, u64 key, u64 h,
+			     int is_store, struct reuse_exact_res *res)
+{
+	struct reuse_exact_thread *thr = &re->thr[ti];
+	struct stream *s = stream_of(re, ti);
+	struct ent *e;
+	int is_new, was_live, err;
+	u64 now;
+
+	err = etab__get(&s->tab, key, h, ti, &e, &is_new);
 	if (err)
 		return err;
 	now = s->seq++;
@@ -486,14 +622,11 @@ int reuse_exact__access(struct reuse_exact *re, u32 tid, u64 addr,
 		thr->stack.inval += 1;
 		thr->time.inval += 1;
 	} else {
-		/* markers after e's slot: every marker sits before `now` */
-		u64 d = s->nlive - fw__prefix(s, e->slot);
-
 		res->kind = REUSE_EXACT_REUSE;
-		res->dist = d;
+		res->dist = stream__after(s, e->slot);
 		res->time = now - e->last_seq - 1;
-		reuse_hist__add(&thr->stack, d, 1);
-		reuse_hist__add(&thr->time, res->time, 1);
+		thr->stack.bin[hist_bin(res->dist)] += 1;
+		thr->time.bin[hist_bin(res->time)] += 1;
 		thr->reuses++;
 		if (e->last_thr != (u32)ti)
 			thr->cross_thread++;
@@ -504,35 +637,101 @@ int reuse_exact__access(struct reuse_exact *re, u32 tid, u64 addr,
 		return err;
 	e->last_seq = now;
 	e->last_thr = ti;
+	/* one thread so far: it holds every key, nobody can invalidate */
+	if (re->o.mode == REUSE_EXACT_PER_THREAD && re->nthr > 1)
+		return reuse_exact__store(re, ti, key, was_live, is_store);
+	return 0;
+}
 
-	if (re->o.mode == REUSE_EXACT_PER_THREAD) {
-		struct aent *a;
-		u32 i, *h, keep = 0;
+static inline __attribute__((always_inline)) u64 key_of(const struct reuse_exact *re, u64 addr)
+{
+	return re->o.gran == REUSE_GRAN_LINE ? addr >> 6 : addr;
+}
 
-		err = atab__get(&re->holders, key, &a);
+int reuse_exact__access(struct reuse_exact *re, u32 tid, u64 addr,
+			int is_store, struct reuse_exact_res *res)
+{
+	struct reuse_exact_res dummy;
+	u64 key = key_of(re, addr);
+	int ti;
+
+	if (!res)
+		res = &dummy;
+	res->dist = res->time = 0;
+	ti = reuse_exact__thread_index(re, tid);
+	if (ti < 0)
+		return ti;
+	return access_one(re, ti, key, lp_hash64(key), is_store, res);
+}
+
+/*
+ * The key table is the one structure that does not stay in cache: hash
+ * PREFETCH accesses ahead and touch their buckets, so the misses of
+ * consecutive accesses overlap instead of queueing; half way there, the
+ * bucket has arrived and its slot says which marker word to touch.
+ */
+#define PREFETCH 16
+
+static inline __attribute__((always_inline)) int
+batch_body(struct reuse_exact *re, const struct reuse_exact_acc *v, size_t n)
+{
+	u64 hash[PREFETCH];
+	struct reuse_exact_res res;
+	size_t i;
+	int err;
+
+	for (i = 0; i < n && i < PREFETCH; i++)
+		hash[i] = lp_hash64(key_of(re, v[i].addr));
+	for (i = 0; i < n; i++) {
+		u64 key = key_of(re, v[i].addr), h = hash[i % PREFETCH];
+		int ti = reuse_exact__thread_index(re, v[i].tid);
+		/* the stream of a later access is a guess: this one's */
+		struct stream *s = stream_of(re, ti);
+
+		if (ti < 0)
+			return ti;
+		if (s->tab.v && i + PREFETCH / 2 < n) {
+			u64 h1 = hash[(i + PREFETCH / 2) % PREFETCH];
+			const struct ent *e = &s->tab.v[h1 & s->tab.mask];
+
+			if (e->slot < s->cap && e->key == key_of(re, v[i + PREFETCH / 2].addr))
+				__builtin_prefetch(&s->mark[e->slot / 64]);
+		}
+		if (i + PREFETCH < n) {
+			u64 h2 = lp_hash64(key_of(re, v[i + PREFETCH].addr));
+
+			hash[i % PREFETCH] = h2;
+			if (s->tab.v)
+				__builtin_prefetch(&s->tab.v[h2 & s->tab.mask]);
+		}
+		err = access_one(re, ti, key, h, v[i].is_store, &res);
 		if (err)
 			return err;
-		if (!was_live) {
-			err = aent__add(a, ti);
-			if (err)
-				return err;
-		}
-		if (is_store && a->nh > 1) {
-			h = aent__holders(a);
-			for (i = 0; i < a->nh; i++) {
-				if (h[i] == (u32)ti) {
-					keep = 1;
-					continue;
-				}
-				if (reuse_exact__invalidate(re, h[i], key))
-					thr->invalidations++;
-			}
-			a->nh = 0;
-			if (keep)
-				h[a->nh++] = ti;
-		}
 	}
 	return 0;
+}
+
+/* The marker counts are popcounts: one instruction where the CPU has it. */
+__attribute__((target("popcnt"))) static int
+batch_popcnt(struct reuse_exact *re, const struct reuse_exact_acc *v, size_t n)
+{
+	return batch_body(re, v, n);
+}
+
+static int batch_generic(struct reuse_exact *re, const struct reuse_exact_acc *v,
+			 size_t n)
+{
+	return batch_body(re, v, n);
+}
+
+int reuse_exact__access_batch(struct reuse_exact *re,
+			      const struct reuse_exact_acc *v, size_t n)
+{
+	static int has_popcnt = -1;
+
+	if (has_popcnt < 0)
+		has_popcnt = __builtin_cpu_supports("popcnt");
+	return has_popcnt ? batch_popcnt(re, v, n) : batch_generic(re, v, n);
 }
 
 int reuse_exact__nr_threads(const struct reuse_exact *re)

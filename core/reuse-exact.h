@@ -96,6 +96,21 @@ struct reuse_exact_res {
 int reuse_exact__access(struct reuse_exact *re, u32 tid, u64 addr,
 			int is_store, struct reuse_exact_res *res);
 
+/* One access of a batch. */
+struct reuse_exact_acc {
+	u64 addr;
+	u32 tid;
+	u32 is_store;
+};
+
+/*
+ * @n accesses in trace order, as many reuse_exact__access() calls, only
+ * faster: the key table lookups of later accesses are prefetched. Same
+ * errors.
+ */
+int reuse_exact__access_batch(struct reuse_exact *re,
+			      const struct reuse_exact_acc *v, size_t n);
+
 /* Threads in order of first appearance. */
 int reuse_exact__nr_threads(const struct reuse_exact *re);
 const struct reuse_exact_thread *reuse_exact__thread(const struct reuse_exact *re,

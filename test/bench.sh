@@ -47,6 +47,18 @@ S() {	# similarity of two comdetect/reuse JSON files, all
 echo "# lociprof bench: $(nproc) cpus, $(uname -r), $("$LP" --version), median of $RUNS runs"
 PERF_REGS=ax,bx,cx,dx,si,di,bp,sp,ip,flags,r8,r9,r10,r11,r12,r13,r14,r15
 
+if section engine; then
+	echo
+	echo "## trace engines fed from memory (no parsing): accesses per second of CPU time,"
+	echo "# best of 3 runs; N uniformly random accesses over M distinct lines, one thread"
+	if [ -x test/bench/reuse-engine ]; then
+		test/bench/reuse-engine
+		echo "# goal: exact >= 15 M/s at M=1e6 and >= 30 M/s at M=1e5"
+	else
+		echo "skipped: test/bench/reuse-engine is not built (make bench builds it)"
+	fi
+fi
+
 if section record; then
 	echo
 	echo "## record overhead (soft facility, default period 100 us), vs native and vs perf record"
