@@ -58,8 +58,10 @@ struct stream {
 	u32 cap;		/* slots */
 	u32 next;		/* next free slot */
 	u32 nblk;		/* bitmap words */
+	u32 alloc_blk;		/* words allocated */
 	u64 *mark;		/* bitmap: slot holds a marker */
 	u32 *fw;		/* Fenwick tree of the words' popcounts, 1-based */
+	u32 *rank;		/* compaction: markers before each word */
 	struct etab tab;
 };
 
@@ -304,70 +306,76 @@ static inline __attribute__((always_inline)) u64 stream__after(const struct stre
 }
 
 /*
- * Renumber the live markers 0..nlive-1 in time order, keeping room for as
- * many accesses as there are live markers or keys (whichever is more), so
- * the next compaction is that far away and its scan of the key table is
- * amortized O(1) per access. The new slot of a key is its marker's rank,
- * read off per-word prefix counts of the old bitmap.
+ * Renumber the live markers 0..nlive-1 in time order, keeping room for
+ * twice as many accesses as there are live markers or keys (whichever is
+ * more), so the next compaction is that far away and its scan of the key
+ * table is amortized O(1) per access. The new slot of a key is its
+ * marker's rank, read off per-word prefix counts of the old bitmap. The
+ * arrays are rebuilt in place unless they must grow.
  */
 static int stream__compact(struct stream *s, u32 min_slots)
 {
-	u64 want = s->nlive + (s->nlive > s->tab.n ? s->nlive : s->tab.n) + 64, i;
-	u32 cap, nblk, *fw, *rank = NULL;
-	u64 *mark;
+	u64 live = s->nlive, keys = s->tab.n, i;
+	u64 want = live + 2 * (live > keys ? live : keys) + 64;
+	u32 nblk, acc = 0;
 
 	if (want < min_slots)
 		want = min_slots;
 	if (want > MAX_SLOTS)
 		return -EOVERFLOW;
-	cap = want;
-	nblk = (cap + 63) / 64;
-	fw = calloc((u64)nblk + 1, sizeof(*fw));
-	mark = calloc(nblk, sizeof(*mark));
-	if (s->nblk)
-		rank = malloc((u64)s->nblk * sizeof(*rank));
-	if (!fw || !mark || (s->nblk && !rank)) {
-		free(fw);
-		free(mark);
-		free(rank);
-		return -ENOMEM;
-	}
-	if (s->nlive) {
-		u32 acc = 0;
+	nblk = (want + 63) / 64;
+	if (nblk > s->alloc_blk) {
+		u32 *fw = malloc(((u64)nblk + 1) * sizeof(*fw));
+		u32 *rank = malloc((u64)nblk * sizeof(*rank));
+		u64 *mark = calloc(nblk, sizeof(*mark));
 
-		for (i = 0; i < s->nblk; i++) {
-			rank[i] = acc;
-			acc += __builtin_popcountll(s->mark[i]);
+		if (!fw || !rank || !mark) {
+			free(fw);
+			free(rank);
+			free(mark);
+			return -ENOMEM;
 		}
-		for (i = 0; i <= s->tab.mask; i++) {
-			struct ent *e = &s->tab.v[i];
-			u32 w;
+		if (s->nblk)
+			memcpy(mark, s->mark, (u64)s->nblk * sizeof(*mark));
+		free(s->fw);
+		free(s->rank);
+		free(s->mark);
+		s->fw = fw;
+		s->rank = rank;
+		s->mark = mark;
+		s->alloc_blk = nblk;
+	}
+	for (i = 0; i < s->nblk; i++) {
+		s->rank[i] = acc;
+		acc += __builtin_popcountll(s->mark[i]);
+	}
+	for (i = 0; live && i <= s->tab.mask; i++) {
+		struct ent *e = &s->tab.v[i];
+		u32 w;
 
-			if (e->last_thr == EMPTY_THR || e->slot == NO_SLOT)
-				continue;
-			w = e->slot / 64;
-			e->slot = rank[w] + __builtin_popcountll(s->mark[w] &
+		if (e->last_thr == EMPTY_THR || e->slot == NO_SLOT)
+			continue;
+		w = e->slot / 64;
+		e->slot = s->rank[w] + __builtin_popcountll(s->mark[w] &
 						((1ULL << (e->slot % 64)) - 1));
-		}
 	}
-	for (i = 0; i < s->nlive; i++)
-		mark[i / 64] |= 1ULL << (i % 64);
+	memset(s->mark, 0, (u64)nblk * sizeof(*s->mark));
+	for (i = 0; i < live / 64; i++)
+		s->mark[i] = ~0ULL;
+	if (live % 64)
+		s->mark[live / 64] = (1ULL << (live % 64)) - 1;
 	/* linear-time Fenwick build over the words' popcounts */
+	memset(s->fw, 0, ((u64)nblk + 1) * sizeof(*s->fw));
 	for (i = 1; i <= nblk; i++) {
 		u64 p = i + (i & -i);
 
-		fw[i] += __builtin_popcountll(mark[i - 1]);
+		s->fw[i] += __builtin_popcountll(s->mark[i - 1]);
 		if (p <= nblk)
-			fw[p] += fw[i];
+			s->fw[p] += s->fw[i];
 	}
-	free(rank);
-	free(s->fw);
-	free(s->mark);
-	s->fw = fw;
-	s->mark = mark;
-	s->cap = cap;
+	s->cap = want;
 	s->nblk = nblk;
-	s->next = s->nlive;
+	s->next = live;
 	return 0;
 }
 
@@ -396,6 +404,7 @@ static inline __attribute__((always_inline)) int stream__mark(struct stream *s, 
 
 static void stream__exit(struct stream *s)
 {
+	free(s->rank);
 	free(s->fw);
 	free(s->mark);
 	etab__free(&s->tab);
