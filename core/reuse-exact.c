@@ -305,6 +305,13 @@ static inline __attribute__((always_inline)) u64 stream__after(const struct stre
 	return s->nlive - fw__prefix(s, w) - __builtin_popcountll(upto);
 }
 
+static void stream__free_axis(struct stream *s)
+{
+	free(s->rank);
+	free(s->fw);
+	free(s->mark);
+}
+
 /*
  * Renumber the live markers 0..nlive-1 in time order, keeping room for
  * twice as many accesses as there are live markers or keys (whichever is
@@ -337,9 +344,7 @@ static int stream__compact(struct stream *s, u32 min_slots)
 		}
 		if (s->nblk)
 			memcpy(mark, s->mark, (u64)s->nblk * sizeof(*mark));
-		free(s->fw);
-		free(s->rank);
-		free(s->mark);
+		stream__free_axis(s);
 		s->fw = fw;
 		s->rank = rank;
 		s->mark = mark;
@@ -404,9 +409,7 @@ static inline __attribute__((always_inline)) int stream__mark(struct stream *s, 
 
 static void stream__exit(struct stream *s)
 {
-	free(s->rank);
-	free(s->fw);
-	free(s->mark);
+	stream__free_axis(s);
 	etab__free(&s->tab);
 }
 
