@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,7 @@ struct an_reuse {
 	struct sdcm_cache caches[REUSE_MAX_CACHES];
 	int ncaches;
 	const char *trace;			/* --trace */
+	double sample_rate;			/* --sample-rate: SHARDS; 0 exact */
 	struct reuse *ru;
 	struct reuse_report r;
 };
@@ -72,11 +74,18 @@ out:
 
 /* ---- --trace: the exact engine, no program ---------------------------- */
 
+/* A SHARDS count in the units of the full trace. */
+static u64 scaled(u64 v, double rate)
+{
+	return rate < 1 ? (u64)llround((double)v / rate) : v;
+}
+
 /* The exact engine's per-thread results as a reuse result. */
 static int exact_result(struct reuse_exact *re, const struct an_reuse *a,
 			struct reuse_result *res, struct reuse_thread **thr)
 {
 	int i, n = reuse_exact__nr_threads(re);
+	double rate = reuse_exact__sample_rate(re);
 
 	memset(res, 0, sizeof(*res));
 	*thr = calloc(n ? n : 1, sizeof(**thr));
@@ -91,17 +100,17 @@ static int exact_result(struct reuse_exact *re, const struct an_reuse *a,
 		struct reuse_thread *t = &(*thr)[i];
 
 		t->tid = e->tid;
-		t->samples = e->accesses;
-		t->reuses = e->reuses;
-		t->invalidations = e->inval_misses;
-		t->cold = e->cold;
-		t->cross_thread = e->cross_thread;
+		t->samples = e->seen;
+		t->reuses = scaled(e->reuses, rate);
+		t->invalidations = scaled(e->inval_misses, rate);
+		t->cold = scaled(e->cold, rate);
+		t->cross_thread = scaled(e->cross_thread, rate);
 		t->time = e->time;
 		t->stack = e->stack;
-		res->reuses += e->reuses;
-		res->invalidations += e->inval_misses;
-		res->cold += e->cold;
-		res->cross_thread += e->cross_thread;
+		res->reuses += t->reuses;
+		res->invalidations += t->invalidations;
+		res->cold += t->cold;
+		res->cross_thread += t->cross_thread;
 		reuse_hist__merge(&res->time, &e->time);
 		reuse_hist__merge(&res->stack, &e->stack);
 	}
@@ -117,6 +126,7 @@ extern const struct lp_analysis_desc reuse_desc;
 
 static int ru_trace(void *opts, const struct lp_output *out, int argc, char **argv)
 {
+	static struct reuse_exact_thread sum;
 	struct reuse_exact_opts eo;
 	struct an_reuse *a = opts;
 	struct reuse_thread *thr = NULL;
@@ -132,8 +142,13 @@ static int ru_trace(void *opts, const struct lp_output *out, int argc, char **ar
 	int ret, nb = 0;
 
 	(void)argv;
-	if (!a->trace)
+	if (!a->trace) {
+		if (a->sample_rate > 0) {
+			lp_err("--sample-rate samples a trace: give --trace FILE");
+			exit(129);
+		}
 		return -1;
+	}
 	if (argc > 0) {
 		lp_err("--trace reads a trace: give no program and no -p");
 		exit(129);
@@ -145,6 +160,7 @@ static int ru_trace(void *opts, const struct lp_output *out, int argc, char **ar
 	eo = (struct reuse_exact_opts){
 		.mode = a->cfg.shared ? REUSE_EXACT_SHARED : REUSE_EXACT_PER_THREAD,
 		.gran = a->cfg.gran,
+		.sample_rate = a->sample_rate,
 	};
 	ret = reuse_exact__new(&eo, &re);
 	if (ret)
@@ -176,12 +192,18 @@ static int ru_trace(void *opts, const struct lp_output *out, int argc, char **ar
 		reuse_exact__delete(re);
 		return 1;
 	}
+	reuse_exact__finish(re);
+	reuse_exact__sum(re, &sum);
 	if (exact_result(re, a, &res, &thr))
 		lp_die("out of memory");
 	res.mean_access_size = n ? size_sum / (double)n : 0;
 	memset(&a->r, 0, sizeof(a->r));
 	a->r.res = &res;
 	a->r.exact = 1;
+	a->r.sample_rate = reuse_exact__sample_rate(re);
+	a->r.sampled = sum.accesses;
+	if (a->cfg.gran == REUSE_GRAN_LINE)
+		a->r.mrc = &sum.mrc;
 	if (!a->ncaches) {
 		topo = calloc(1, sizeof(*topo));
 		if (topo && topology__read(topo, NULL)) {
@@ -346,6 +368,9 @@ static const struct lp_opt ru_opts[] = {
 	{ "seed", 0, "N", "seed of the reservoir sampling", LP_OPT_U64, RU(cfg.seed),
 	  .flags = LP_OPT_CFG },
 	{ "trace", 0, "FILE", "exact histograms of this access trace; no program", LP_OPT_STR, RU(trace) },
+	{ "sample-rate", 0, "R", "with --trace: estimate from the lines a hash samples\n"
+	  "at rate R in (0, 1] (SHARDS), e.g. 0.01; 1: exact (default)", LP_OPT_DOUBLE,
+	  RU(sample_rate), 0, 1 },
 	{ NULL },
 };
 
@@ -386,7 +411,8 @@ const struct lp_analysis_desc reuse_desc = {
 		"with --shared-cache, of the last-level cache the threads share), cache-line\n"
 		"invalidations by other threads, predicted hit rates of each cache level,\n"
 		"the miss-ratio curve and the source lines behind the reuses. With --trace,\n"
-		"compute the exact histograms of a lociprof-trace(5) file instead.\n"
+		"compute the exact histograms of a lociprof-trace(5) file instead, or\n"
+		"estimate them from a spatial sample of its lines with --sample-rate.\n"
 		"\n",
 	.top_help = "use->reuse pairs to show (default 10)",
 	.svg_help = "write histograms and the miss-ratio curve as SVG",

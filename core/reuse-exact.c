@@ -75,7 +75,20 @@ struct reuse_exact {
 	u32 last_tid;
 	int last_idx;		/* -1: none */
 	struct atab holders;
+	int sampled;		/* SHARDS */
+	u64 thresh;		/* a key is sampled iff shards_hash(key) < thresh */
+	double weight;		/* 1 / rate: what one sampled access stands for */
+	int finished;		/* reuse_exact__finish() adjusted the histograms */
 };
+
+#define SHARDS_BITS	24
+/* its own salt, so the sample does not select key-table buckets */
+#define SHARDS_SALT	0x5ad5a3b1e0f9c2d7ull
+
+static inline u64 shards_hash(u64 key)
+{
+	return lp_hash64(key ^ SHARDS_SALT) >> (64 - SHARDS_BITS);
+}
 
 /* ---- address -> latest access ---- */
 
@@ -477,6 +490,7 @@ static int reuse_exact__new_thread(struct reuse_exact *re, u32 tid)
 	t = &re->thr[n];
 	memset(t, 0, sizeof(*t));
 	t->tid = tid;
+	reuse_mrc__init(&t->mrc);
 	reuse_hist__init(&t->stack, REUSE_STACK, re->o.gran);
 	reuse_hist__init(&t->time, REUSE_TIME, re->o.gran);
 	re->nthr++;
@@ -512,12 +526,23 @@ int reuse_exact__new(const struct reuse_exact_opts *opts,
 	if ((opts->mode != REUSE_EXACT_PER_THREAD &&
 	     opts->mode != REUSE_EXACT_SHARED) ||
 	    (opts->gran != REUSE_GRAN_ADDR && opts->gran != REUSE_GRAN_LINE) ||
-	    opts->init_slots > MAX_SLOTS)
+	    opts->init_slots > MAX_SLOTS ||
+	    !(opts->sample_rate >= 0 && opts->sample_rate <= 1))
 		return -EINVAL;
 	re = calloc(1, sizeof(*re));
 	if (!re)
 		return -ENOMEM;
 	re->o = *opts;
+	re->weight = 1;
+	if (opts->sample_rate > 0 && opts->sample_rate < 1) {
+		re->thresh = (u64)(opts->sample_rate * (1 << SHARDS_BITS) + 0.5);
+		if (!re->thresh) {
+			free(re);
+			return -EINVAL;		/* below one in 2^24 */
+		}
+		re->sampled = 1;
+		re->weight = (double)(1 << SHARDS_BITS) / (double)re->thresh;
+	}
 	if (!re->o.init_slots)
 		re->o.init_slots = DEFAULT_SLOTS;
 	re->last_idx = -1;
@@ -613,6 +638,7 @@ static inline __attribute__((always_inline)) int access_one(struct reuse_exact *
 {
 	struct reuse_exact_thread *thr = &re->thr[ti];
 	struct stream *s = stream_of(re, ti);
+	double w = re->weight;
 	struct ent *e;
 	int is_new, was_live, err;
 	u64 now;
@@ -621,24 +647,33 @@ static inline __attribute__((always_inline)) int access_one(struct reuse_exact *
 	if (err)
 		return err;
 	now = s->seq++;
+	thr->seen++;
 	thr->accesses++;
 	was_live = !is_new && e->slot != NO_SLOT;
 	if (is_new) {
 		res->kind = REUSE_EXACT_COLD;
 		thr->cold++;
-		thr->stack.cold += 1;
-		thr->time.cold += 1;
+		thr->stack.cold += w;
+		thr->time.cold += w;
+		thr->mrc.inf += w;
 	} else if (!was_live) {
 		res->kind = REUSE_EXACT_INVAL;
 		thr->inval_misses++;
-		thr->stack.inval += 1;
-		thr->time.inval += 1;
+		thr->stack.inval += w;
+		thr->time.inval += w;
+		thr->mrc.inf += w;
 	} else {
 		res->kind = REUSE_EXACT_REUSE;
 		res->dist = stream__after(s, e->slot);
 		res->time = now - e->last_seq - 1;
-		thr->stack.bin[hist_bin(res->dist)] += 1;
-		thr->time.bin[hist_bin(res->time)] += 1;
+		if (re->sampled) {
+			/* what the sampled distances stand for in the full trace */
+			res->dist = (u64)((double)res->dist * w);
+			res->time = (u64)((double)res->time * w);
+		}
+		thr->stack.bin[hist_bin(res->dist)] += w;
+		thr->time.bin[hist_bin(res->time)] += w;
+		reuse_mrc__add(&thr->mrc, res->dist, w);
 		thr->reuses++;
 		if (e->last_thr != (u32)ti)
 			thr->cross_thread++;
@@ -673,6 +708,11 @@ int reuse_exact__access(struct reuse_exact *re, u32 tid, u64 addr,
 	ti = reuse_exact__thread_index(re, tid);
 	if (ti < 0)
 		return ti;
+	if (re->sampled && shards_hash(key) >= re->thresh) {
+		re->thr[ti].seen++;
+		res->kind = REUSE_EXACT_SKIPPED;
+		return 0;
+	}
 	return access_one(re, ti, key, lp_hash64(key), is_store, res);
 }
 
@@ -736,6 +776,68 @@ static int batch_generic(struct reuse_exact *re, const struct reuse_exact_acc *v
 	return batch_body(re, v, n);
 }
 
+/*
+ * SHARDS: most accesses are rejected by one hash and a compare; the few
+ * sampled ones go through the exact path in small batches.
+ */
+#define SAMPLED_BATCH 256
+
+static inline __attribute__((always_inline)) int
+batch_sampled(struct reuse_exact *re, const struct reuse_exact_acc *v, size_t n,
+	      int (*body)(struct reuse_exact *, const struct reuse_exact_acc *, size_t))
+{
+	struct reuse_exact_acc buf[SAMPLED_BATCH];
+	u64 thresh = re->thresh, skipped = 0;
+	u32 tid;
+	size_t i, nb = 0;
+	int ti, err;
+
+	if (!n)
+		return 0;
+	tid = v[0].tid;
+	ti = reuse_exact__thread_index(re, tid);
+	if (ti < 0)
+		return ti;
+	for (i = 0; i < n; i++) {
+		if (v[i].tid != tid) {
+			re->thr[ti].seen += skipped;
+			skipped = 0;
+			tid = v[i].tid;
+			ti = reuse_exact__thread_index(re, tid);
+			if (ti < 0)
+				return ti;
+		}
+		if (shards_hash(key_of(re, v[i].addr)) >= thresh) {
+			skipped++;
+			continue;
+		}
+		buf[nb++] = v[i];
+		if (nb == SAMPLED_BATCH) {
+			re->thr[ti].seen += skipped;
+			skipped = 0;
+			err = body(re, buf, nb);
+			if (err)
+				return err;
+			nb = 0;
+			ti = reuse_exact__thread_index(re, tid);
+		}
+	}
+	re->thr[ti].seen += skipped;
+	return nb ? body(re, buf, nb) : 0;
+}
+
+__attribute__((target("popcnt"))) static int
+sampled_popcnt(struct reuse_exact *re, const struct reuse_exact_acc *v, size_t n)
+{
+	return batch_sampled(re, v, n, batch_popcnt);
+}
+
+static int sampled_generic(struct reuse_exact *re, const struct reuse_exact_acc *v,
+			   size_t n)
+{
+	return batch_sampled(re, v, n, batch_generic);
+}
+
 int reuse_exact__access_batch(struct reuse_exact *re,
 			      const struct reuse_exact_acc *v, size_t n)
 {
@@ -743,7 +845,41 @@ int reuse_exact__access_batch(struct reuse_exact *re,
 
 	if (has_popcnt < 0)
 		has_popcnt = __builtin_cpu_supports("popcnt");
+	if (re->sampled)
+		return has_popcnt ? sampled_popcnt(re, v, n) : sampled_generic(re, v, n);
 	return has_popcnt ? batch_popcnt(re, v, n) : batch_generic(re, v, n);
+}
+
+/* Add @d (may be < 0) to *@bin0, keeping it >= 0; what was added. */
+static double adjust_bin0(double *bin0, double d)
+{
+	if (*bin0 + d < 0)
+		d = -*bin0;
+	*bin0 += d;
+	return d;
+}
+
+void reuse_exact__finish(struct reuse_exact *re)
+{
+	int i;
+
+	if (!re->sampled || re->finished)
+		return;
+	re->finished = 1;
+	for (i = 0; i < re->nthr; i++) {
+		struct reuse_exact_thread *t = &re->thr[i];
+		double d = (double)t->seen - (double)t->accesses * re->weight;
+
+		/* the curve may hold less than nothing at 0: it is cut at 1 */
+		t->mrc.bin[0] += d;
+		d = adjust_bin0(&t->stack.bin[0], d);
+		t->time.bin[0] += d;
+	}
+}
+
+double reuse_exact__sample_rate(const struct reuse_exact *re)
+{
+	return re->sampled ? 1 / re->weight : 1;
 }
 
 int reuse_exact__nr_threads(const struct reuse_exact *re)
@@ -763,6 +899,7 @@ void reuse_exact__sum(const struct reuse_exact *re,
 	int i;
 
 	memset(sum, 0, sizeof(*sum));
+	reuse_mrc__init(&sum->mrc);
 	reuse_hist__init(&sum->stack, REUSE_STACK, re->o.gran);
 	reuse_hist__init(&sum->time, REUSE_TIME, re->o.gran);
 	for (i = 0; i < re->nthr; i++) {
@@ -775,6 +912,8 @@ void reuse_exact__sum(const struct reuse_exact *re,
 		sum->invalidated += t->invalidated;
 		sum->invalidations += t->invalidations;
 		sum->cross_thread += t->cross_thread;
+		sum->seen += t->seen;
+		reuse_mrc__merge(&sum->mrc, &t->mrc);
 		reuse_hist__merge(&sum->stack, &t->stack);
 		reuse_hist__merge(&sum->time, &t->time);
 	}
