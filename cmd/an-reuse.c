@@ -367,7 +367,8 @@ static const struct lp_opt ru_opts[] = {
 	  RU(cfg.nslots), 1, 4, .flags = LP_OPT_CFG },
 	{ "seed", 0, "N", "seed of the reservoir sampling", LP_OPT_U64, RU(cfg.seed),
 	  .flags = LP_OPT_CFG },
-	{ "trace", 0, "FILE", "exact histograms of this access trace; no program", LP_OPT_STR, RU(trace) },
+	{ "trace", 0, "FILE", "exact histograms of this access trace (lociprof-trace(5),\n"
+	  "or valgrind lackey --trace-mem=yes output; zstd too); no program", LP_OPT_STR, RU(trace) },
 	{ "sample-rate", 0, "R", "with --trace: estimate from the lines a hash samples\n"
 	  "at rate R in (0, 1] (SHARDS), e.g. 0.01; 1: exact (default)", LP_OPT_DOUBLE,
 	  RU(sample_rate), 0, 1 },
