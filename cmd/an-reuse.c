@@ -12,6 +12,11 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cmd/analyses.h"
 #include "cmd/builtin.h"
@@ -27,6 +32,7 @@ struct an_reuse {
 	int ncaches;
 	const char *trace;			/* --trace */
 	double sample_rate;			/* --sample-rate: SHARDS; 0 exact */
+	int lackey_run;				/* --exact: the program under lackey */
 	struct reuse *ru;
 	struct reuse_report r;
 };
@@ -124,6 +130,77 @@ extern const struct lp_analysis_desc reuse_desc;
 
 #define TRACE_BATCH 4096
 
+/*
+ * --exact: run "valgrind --tool=lackey --trace-mem=yes" on the program with
+ * its log on a pipe; the read end as a path trace__open() takes. Returns
+ * the read end or -errno.
+ */
+static int lackey__spawn(char **argv, int argc, pid_t *pid, char *path, size_t len)
+{
+	int fd[2], i;
+
+	if (pipe2(fd, O_CLOEXEC))
+		return -errno;
+	*pid = fork();
+	if (*pid < 0) {
+		int err = -errno;
+
+		close(fd[0]);
+		close(fd[1]);
+		return err;
+	}
+	if (!*pid) {
+		char logfd[32], **args = calloc(argc + 6, sizeof(*args));
+		int w = dup(fd[1]);	/* without O_CLOEXEC: valgrind writes to it */
+
+		if (!args || w < 0)
+			_exit(127);
+		snprintf(logfd, sizeof(logfd), "--log-fd=%d", w);
+		args[0] = "valgrind";
+		args[1] = "--tool=lackey";
+		args[2] = "--trace-mem=yes";
+		args[3] = logfd;
+		args[4] = "--";
+		for (i = 0; i < argc; i++)
+			args[5 + i] = argv[i];
+		execvp("valgrind", args);
+		fprintf(stderr, "lociprof: cannot run valgrind: %s\n", strerror(errno));
+		_exit(127);
+	}
+	close(fd[1]);
+	snprintf(path, len, "/dev/fd/%d", fd[0]);
+	return fd[0];
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Past a few seconds, a line on stderr: how far, how fast, how big. */
+struct progress {
+	double t0, last;
+	int shown, tty;
+};
+
+static void progress__tick(struct progress *p, u64 n, int quiet)
+{
+	struct rusage ru;
+	double t = now_s();
+
+	if (quiet || t - p->t0 < 3 || t - p->last < (p->tty ? 1 : 10))
+		return;
+	getrusage(RUSAGE_SELF, &ru);
+	fprintf(stderr, "%slociprof reuse: %.1f M accesses, %.1f M/s, peak RSS %ld MiB%s",
+		p->tty ? "\r" : "", n / 1e6, n / 1e6 / (t - p->t0), ru.ru_maxrss / 1024,
+		p->tty ? "  " : "\n");
+	p->last = t;
+	p->shown = 1;
+}
+
 static int ru_trace(void *opts, const struct lp_output *out, int argc, char **argv)
 {
 	static struct reuse_exact_thread sum;
@@ -136,24 +213,48 @@ static int ru_trace(void *opts, const struct lp_output *out, int argc, char **ar
 	struct trace_access ac;
 	struct trace *t;
 	static struct reuse_exact_acc batch[TRACE_BATCH];
+	struct progress pr = { .t0 = now_s(), .tty = isatty(2) };
+	const char *path = a->trace;
+	char err[512], fdpath[64];
 	double size_sum = 0;
-	char err[512];
+	int ret, nb = 0, lackey, status = 0;
+	pid_t pid = -1;
 	u64 n = 0;
-	int ret, nb = 0;
 
-	(void)argv;
-	if (!a->trace) {
+	if (!a->trace && !a->lackey_run) {
 		if (a->sample_rate > 0) {
-			lp_err("--sample-rate samples a trace: give --trace FILE");
+			lp_err("--sample-rate samples a trace: give --trace FILE or --exact");
 			exit(129);
 		}
 		return -1;
 	}
-	if (argc > 0) {
+	if (a->trace && a->lackey_run) {
+		lp_err("--trace reads a trace, --exact makes one: give one of them");
+		exit(129);
+	}
+	if (a->trace && argc > 0) {
 		lp_err("--trace reads a trace: give no program and no -p");
 		exit(129);
 	}
-	if (trace__open(&t, a->trace, err, sizeof(err)) < 0) {
+	if (a->lackey_run) {
+		int fd;
+
+		if (argc < 1) {
+			lp_err("--exact runs a program under valgrind: give one");
+			exit(129);
+		}
+		fd = lackey__spawn(argv, argc, &pid, fdpath, sizeof(fdpath));
+		if (fd < 0) {
+			lp_err("--exact: cannot start valgrind: %s", strerror(-fd));
+			return 1;
+		}
+		path = fdpath;
+		ret = trace__open(&t, path, err, sizeof(err));
+		close(fd);
+	} else {
+		ret = trace__open(&t, path, err, sizeof(err));
+	}
+	if (ret < 0) {
 		lp_err("%s", err);
 		return 1;
 	}
@@ -179,14 +280,25 @@ static int ru_trace(void *opts, const struct lp_output *out, int argc, char **ar
 
 			nb = 0;
 			if (e) {
-				snprintf(err, sizeof(err), "%s: %s", a->trace, strerror(-e));
+				snprintf(err, sizeof(err), "%s: %s", path, strerror(-e));
 				ret = e;
 			}
+			progress__tick(&pr, n, out->quiet);
 		}
 		if (ret <= 0)
 			break;
 	}
+	if (pr.shown && pr.tty)
+		fputc('\n', stderr);
+	lackey = trace__format(t) == TRACE_FMT_LACKEY;
 	trace__close(t);
+	if (pid > 0) {
+		waitpid(pid, &status, 0);
+		if (ret >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 127 && !n) {
+			snprintf(err, sizeof(err), "--exact: valgrind did not run (is it installed?)");
+			ret = -ENOENT;
+		}
+	}
 	if (ret < 0) {
 		lp_err("%s", err);
 		reuse_exact__delete(re);
@@ -200,6 +312,7 @@ static int ru_trace(void *opts, const struct lp_output *out, int argc, char **ar
 	memset(&a->r, 0, sizeof(a->r));
 	a->r.res = &res;
 	a->r.exact = 1;
+	a->r.lackey = lackey;
 	a->r.sample_rate = reuse_exact__sample_rate(re);
 	a->r.sampled = sum.accesses;
 	if (a->cfg.gran == REUSE_GRAN_LINE)
@@ -213,7 +326,8 @@ static int ru_trace(void *opts, const struct lp_output *out, int argc, char **ar
 	}
 	ru_caches(a, topo);
 	{
-		struct lp_run run = { .sampler = "exact", .period_unit = "", .command = a->trace,
+		struct lp_run run = { .sampler = "exact", .period_unit = "",
+				      .command = a->lackey_run ? argv[0] : a->trace,
 				      .samples = n, .samples_addr = n, .sync = -1 };
 
 		ret = analysis__output(&reuse_desc, a, &run, out);
@@ -369,7 +483,9 @@ static const struct lp_opt ru_opts[] = {
 	  .flags = LP_OPT_CFG },
 	{ "trace", 0, "FILE", "exact histograms of this access trace (lociprof-trace(5),\n"
 	  "or valgrind lackey --trace-mem=yes output; zstd too); no program", LP_OPT_STR, RU(trace) },
-	{ "sample-rate", 0, "R", "with --trace: estimate from the lines a hash samples\n"
+	{ "exact", 0, NULL, "run the program under valgrind lackey and compute the\n"
+	  "exact histograms of every access (threads serialized)", LP_OPT_FLAG, RU(lackey_run) },
+	{ "sample-rate", 0, "R", "with --trace or --exact: estimate from the lines a hash samples\n"
 	  "at rate R in (0, 1] (SHARDS), e.g. 0.01; 1: exact (default)", LP_OPT_DOUBLE,
 	  RU(sample_rate), 0, 1 },
 	{ NULL },
@@ -406,6 +522,7 @@ const struct lp_analysis_desc reuse_desc = {
 	.summary = "Show reuse-distance histograms of private and shared caches",
 	.head = "usage: lociprof reuse [options] [--] <program> [<args>]\n"
 		"   or: lociprof reuse --trace FILE [options]\n"
+		"   or: lociprof reuse --exact [options] [--] <program> [<args>]\n"
 		"\n"
 		"Run a program (or attach with -p) and show how far apart its threads reuse\n"
 		"data: stack reuse-distance histograms of each thread's private caches (or,\n"
@@ -414,6 +531,7 @@ const struct lp_analysis_desc reuse_desc = {
 		"the miss-ratio curve and the source lines behind the reuses. With --trace,\n"
 		"compute the exact histograms of a lociprof-trace(5) file instead, or\n"
 		"estimate them from a spatial sample of its lines with --sample-rate.\n"
+		"With --exact, trace the program under valgrind lackey and do the same.\n"
 		"\n",
 	.top_help = "use->reuse pairs to show (default 10)",
 	.svg_help = "write histograms and the miss-ratio curve as SVG",

@@ -183,7 +183,10 @@ void reuse_report__print(const void *view, FILE *f)
 			r->sample_rate, 1 / r->sample_rate, r->sampled, r->run.samples);
 	else if (r->exact)
 		fprintf(f, "# exact reuse distances of every access in the trace (no sampling)\n");
-	else
+	if (r->exact && r->lackey)
+		fprintf(f, "# valgrind lackey's trace: valgrind runs the threads one at a time, "
+			"read as one thread in that serialized order\n");
+	if (!r->exact)
 		fprintf(f, "# sampler %s, period %" PRIu64 " %s; %" PRIu64 " samples, %" PRIu64
 			" with a data address; %" PRIu64 " armed watchpoints (%" PRIu64 " replaced before a trap)\n",
 			r->run.sampler, r->run.period,
@@ -489,6 +492,8 @@ int reuse_report__json(const void *view, const char *path)
 	} else {
 		json__null(&w, "estimate");
 	}
+	if (r->exact && r->lackey)
+		json__str(&w, "trace_note", "valgrind lackey: threads serialized, read as one thread");
 	json__u64(&w, "period", r->run.period);
 	json__str(&w, "period_unit", r->run.period_unit);
 	json__str(&w, "program", r->run.command);

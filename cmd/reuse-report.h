@@ -18,6 +18,7 @@ struct reuse_report {
 	struct lp_run run;		/* sampler "exact", command the path: --trace */
 	int exact;			/* from a full trace: no watchpoints */
 	double sample_rate;		/* exact: < 1 for a SHARDS estimate */
+	int lackey;			/* exact: valgrind lackey's trace */
 	u64 sampled;			/* SHARDS: accesses of the sampled lines */
 	const struct reuse_mrc *mrc;	/* exact, line granularity: the fine curve */
 	struct lp_output out;		/* top pairs to show, colours */

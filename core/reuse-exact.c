@@ -99,17 +99,24 @@ static inline u64 shards_hash(u64 key)
  */
 #define HUGE_SZ	(2UL << 20)
 
+/* 2 MiB-aligned, so every part of the table can be a huge page. */
 static void *big__alloc(size_t size)
 {
-	void *p;
+	size_t len = size + HUGE_SZ;
+	u8 *p, *a;
 
 	if (size < HUGE_SZ)
 		return malloc(size);
-	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		return NULL;
-	madvise(p, size, MADV_HUGEPAGE);
-	return p;
+	a = (u8 *)(((unsigned long)p + HUGE_SZ - 1) & ~(HUGE_SZ - 1));
+	if (a > p)
+		munmap(p, a - p);
+	if (a + size < p + len)
+		munmap(a + size, p + len - (a + size));
+	madvise(a, size, MADV_HUGEPAGE);
+	return a;
 }
 
 static void big__free(void *p, size_t size)

@@ -14,8 +14,9 @@
  * multiple of 1/R: smaller caches are not resolved) to the footprint;
  * the error over every size from 1 line is printed beside it.
  *
- *   test/bench/reuse-engine [-n N] [-m M] [-r RUNS] [-R RATE] [-t RIBENCH_TRACE] [-1 1]
+ *   test/bench/reuse-engine [-n N] [-m M] [-r RUNS] [-R RATE] [-t RIBENCH_TRACE] [-1 1] [-A 0]
  *	-1 1: also time one reuse_exact__access() call per access
+ *	-A 0: speed only
  */
 #include <errno.h>
 #include <math.h>
@@ -203,7 +204,7 @@ int main(int argc, char **argv)
 	static const char *const grans[] = { "address", "line" };
 	const char *ribench = NULL;
 	struct reuse_exact_acc *v, *w;
-	int k, mode, gran, runs = 3, single = 0;
+	int k, mode, gran, runs = 3, single = 0, acc = 1;
 	double rate = 0.01;
 
 	for (k = 1; k + 1 < argc; k += 2) {
@@ -215,6 +216,8 @@ int main(int argc, char **argv)
 			single = atoi(argv[k + 1]);
 		else if (!strcmp(argv[k], "-R"))
 			rate = strtod(argv[k + 1], NULL);
+		else if (!strcmp(argv[k], "-A"))
+			acc = atoi(argv[k + 1]);
 		else if (!strcmp(argv[k], "-t"))
 			ribench = argv[k + 1];
 		else if (!strcmp(argv[k], "-m"))
@@ -250,6 +253,8 @@ int main(int argc, char **argv)
 		}
 	}
 
+	if (!acc)
+		return 0;
 	printf("# SHARDS accuracy at rate %g: miss-ratio curve MAE against the exact engine,\n"
 	       "# sizes from %g lines (1/rate) to the footprint, log-spaced (8 per octave)\n",
 	       rate, ceil(1 / rate));

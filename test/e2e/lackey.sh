@@ -55,3 +55,19 @@ done
 "$LOCIPROF" reuse --trace "$TMP/bad.log" > /dev/null 2> "$TMP/err"; rc=$?
 [ $rc = 1 ] && grep -q "bad.log:21: bad lackey line" "$TMP/err" && ok "a stray line in a lackey log: exit 1, PATH:LINE" ||
 	fail "stray line in a lackey log" "exit $rc: $(cat "$TMP/err")"
+
+# --exact: the program under lackey, streamed into the engine
+"$LOCIPROF" reuse --exact --granularity line --json "$TMP/x.json" /bin/true > "$TMP/x.txt" 2> "$TMP/err"; rc=$?
+r=$(python3 -c "
+import json,sys
+d=json.load(open(sys.argv[1])); n=int(sys.argv[2])
+print('ok' if d['samples'] > n // 2 and d['samples'] < 2 * n and 'serialized' in d['trace_note'] and
+      d['program'] == '/bin/true' and d['mrc'] else 'samples %s (lackey log: %d)' % (d['samples'], n))" "$TMP/x.json" "$n" 2>&1)
+[ $rc = 0 ] && [ "$r" = ok ] && grep -q "threads one at a time" "$TMP/x.txt" &&
+	ok "reuse --exact /bin/true: as many accesses as its lackey log, says threads are serialized" ||
+	fail "reuse --exact" "exit $rc, $r: $(head -c 300 "$TMP/err")"
+PATH=/nonexistent "$LOCIPROF" reuse --exact /bin/true > /dev/null 2> "$TMP/err"; rc=$?
+[ $rc = 1 ] && grep -q "valgrind" "$TMP/err" && ok "reuse --exact without valgrind: exit 1 saying so" ||
+	fail "reuse --exact without valgrind" "exit $rc: $(cat "$TMP/err")"
+"$LOCIPROF" reuse --exact > /dev/null 2> "$TMP/err"; rc=$?
+[ $rc = 129 ] && ok "reuse --exact without a program is a usage error" || fail "reuse --exact, no program" "exit $rc"
