@@ -315,6 +315,7 @@ static int ru_trace(void *opts, const struct lp_output *out, int argc, char **ar
 	a->r.lackey = lackey;
 	a->r.sample_rate = reuse_exact__sample_rate(re);
 	a->r.sampled = sum.accesses;
+	reuse_exact__sample_keys(re, &a->r.keys_sampled, &a->r.keys_est);
 	if (a->cfg.gran == REUSE_GRAN_LINE)
 		a->r.mrc = &sum.mrc;
 	if (!a->ncaches) {

@@ -178,9 +178,11 @@ void reuse_report__print(const void *view, FILE *f)
 		mode_desc(res), res->gran == REUSE_GRAN_LINE ? "line" : "address", gran_unit(res));
 	analysis__run_warning(&r->run, f);
 	if (r->exact && r->sample_rate < 1)
-		fprintf(f, "# ESTIMATE (SHARDS, Waldspurger et al. 2015): the lines a hash samples at rate %.6g "
-			"(1 in %.4g), %" PRIu64 " of %" PRIu64 " accesses; distances and counts scaled by 1/rate\n",
-			r->sample_rate, 1 / r->sample_rate, r->sampled, r->run.samples);
+		fprintf(f, "# ESTIMATE (SHARDS, Waldspurger et al. 2015): the %s a hash samples at rate %.6g "
+			"(1 in %.4g): %" PRIu64 " of ~%.0f, %" PRIu64 " of %" PRIu64 " accesses; distances "
+			"and counts scaled by 1/rate\n", res->gran == REUSE_GRAN_LINE ? "lines" : "addresses",
+			r->sample_rate, 1 / r->sample_rate, r->keys_sampled, r->keys_est, r->sampled,
+			r->run.samples);
 	else if (r->exact)
 		fprintf(f, "# exact reuse distances of every access in the trace (no sampling)\n");
 	if (r->exact && r->lackey)
@@ -487,6 +489,8 @@ int reuse_report__json(const void *view, const char *path)
 		json__str(&w, "method", "SHARDS");
 		json__double(&w, "sample_rate", r->sample_rate);
 		json__u64(&w, "sampled_accesses", r->sampled);
+		json__u64(&w, "sampled_keys", r->keys_sampled);
+		json__double(&w, "keys_estimated", r->keys_est);
 		json__u64(&w, "accesses", r->run.samples);
 		json__obj_end(&w);
 	} else {

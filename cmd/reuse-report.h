@@ -20,6 +20,8 @@ struct reuse_report {
 	double sample_rate;		/* exact: < 1 for a SHARDS estimate */
 	int lackey;			/* exact: valgrind lackey's trace */
 	u64 sampled;			/* SHARDS: accesses of the sampled lines */
+	u64 keys_sampled;		/* SHARDS: distinct lines (addresses) sampled */
+	double keys_est;		/* SHARDS: of these many, estimated */
 	const struct reuse_mrc *mrc;	/* exact, line granularity: the fine curve */
 	struct lp_output out;		/* top pairs to show, colours */
 	const struct sdcm_cache *caches;

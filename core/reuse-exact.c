@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -79,15 +80,46 @@ struct reuse_exact {
 	u64 thresh;		/* a key is sampled iff shards_hash(key) < thresh */
 	double weight;		/* 1 / rate: what one sampled access stands for */
 	int finished;		/* reuse_exact__finish() adjusted the histograms */
+	u8 *hll;		/* SHARDS: HyperLogLog registers of all keys */
+	double keys_est;	/* finish: distinct keys, estimated */
+	u64 keys_sampled;	/* finish: distinct keys sampled */
 };
 
 #define SHARDS_BITS	24
 /* its own salt, so the sample does not select key-table buckets */
 #define SHARDS_SALT	0x5ad5a3b1e0f9c2d7ull
+#define HLL_BITS	16
 
-static inline u64 shards_hash(u64 key)
+/*
+ * One hash per access decides the sample (its top 24 bits) and feeds a
+ * HyperLogLog of all the keys (index: the low 16 bits, rank: the next
+ * 24), so the sampled share of the distinct keys is known at the end.
+ */
+static inline u64 shards_hash(struct reuse_exact *re, u64 key)
 {
-	return lp_hash64(key ^ SHARDS_SALT) >> (64 - SHARDS_BITS);
+	u64 h = lp_hash64(key ^ SHARDS_SALT);
+	u8 *r = &re->hll[h & ((1 << HLL_BITS) - 1)];
+	u8 rank = __builtin_ctzll((h >> HLL_BITS) | (1ULL << 24)) + 1;
+
+	if (rank > *r)
+		*r = rank;
+	return h >> (64 - SHARDS_BITS);
+}
+
+/* Distinct keys (Flajolet et al. 2007, with linear counting when small). */
+static double hll__estimate(const u8 *reg)
+{
+	double m = 1 << HLL_BITS, sum = 0, e;
+	int i, zeros = 0;
+
+	for (i = 0; i < 1 << HLL_BITS; i++) {
+		sum += ldexp(1, -reg[i]);
+		zeros += !reg[i];
+	}
+	e = 0.7213 / (1 + 1.079 / m) * m * m / sum;
+	if (e <= 2.5 * m && zeros)
+		e = m * log(m / zeros);
+	return e;
 }
 
 /* ---- address -> latest access ---- */
@@ -549,6 +581,11 @@ int reuse_exact__new(const struct reuse_exact_opts *opts,
 		}
 		re->sampled = 1;
 		re->weight = (double)(1 << SHARDS_BITS) / (double)re->thresh;
+		re->hll = calloc(1 << HLL_BITS, 1);
+		if (!re->hll) {
+			free(re);
+			return -ENOMEM;
+		}
 	}
 	if (!re->o.init_slots)
 		re->o.init_slots = DEFAULT_SLOTS;
@@ -577,6 +614,7 @@ void reuse_exact__delete(struct reuse_exact *re)
 	free(re->thr);
 	lp_map__exit(&re->tids);
 	atab__exit(&re->holders);
+	free(re->hll);
 	free(re);
 }
 
@@ -674,9 +712,16 @@ static inline __attribute__((always_inline)) int access_one(struct reuse_exact *
 		res->dist = stream__after(s, e->slot);
 		res->time = now - e->last_seq - 1;
 		if (re->sampled) {
-			/* what the sampled distances stand for in the full trace */
-			res->dist = (u64)((double)res->dist * w);
-			res->time = (u64)((double)res->time * w);
+			/*
+			 * What the sampled distances stand for in the full trace:
+			 * d sampled keys in between say d/rate to (d+1)/rate keys;
+			 * a reproducible uniform offset spreads them over that
+			 * range, so the curve has no steps 1/rate apart.
+			 */
+			double u = (lp_hash64(key ^ (now * 0x9e3779b97f4a7c15ull)) >> 11) * 0x1p-53;
+
+			res->dist = (u64)(((double)res->dist + u) * w);
+			res->time = (u64)(((double)res->time + u) * w);
 		}
 		thr->stack.bin[hist_bin(res->dist)] += w;
 		thr->time.bin[hist_bin(res->time)] += w;
@@ -715,7 +760,7 @@ int reuse_exact__access(struct reuse_exact *re, u32 tid, u64 addr,
 	ti = reuse_exact__thread_index(re, tid);
 	if (ti < 0)
 		return ti;
-	if (re->sampled && shards_hash(key) >= re->thresh) {
+	if (re->sampled && shards_hash(re, key) >= re->thresh) {
 		re->thr[ti].seen++;
 		res->kind = REUSE_EXACT_SKIPPED;
 		return 0;
@@ -814,7 +859,7 @@ batch_sampled(struct reuse_exact *re, const struct reuse_exact_acc *v, size_t n,
 			if (ti < 0)
 				return ti;
 		}
-		if (shards_hash(key_of(re, v[i].addr)) >= thresh) {
+		if (shards_hash(re, key_of(re, v[i].addr)) >= thresh) {
 			skipped++;
 			continue;
 		}
@@ -868,20 +913,42 @@ static double adjust_bin0(double *bin0, double d)
 
 void reuse_exact__finish(struct reuse_exact *re)
 {
+	double expect;
 	int i;
 
 	if (!re->sampled || re->finished)
 		return;
 	re->finished = 1;
+	/* every distinct key has a table entry in its stream, or in the holders' */
+	re->keys_sampled = re->o.mode == REUSE_EXACT_SHARED || re->nthr <= 1 ?
+			   (re->nstreams ? re->streams[0].tab.n : 0) : re->holders.n;
+	re->keys_est = hll__estimate(re->hll);
+	/*
+	 * The sampled accesses to expect are the thread's accesses x the share
+	 * of the keys sampled (not the nominal rate: the sample of keys is
+	 * itself off by a few percent, and that part of the difference is
+	 * not hot reuses; normalizing by the sample handles it).
+	 */
+	expect = re->keys_sampled && re->keys_est > 0 ?
+		 fmin(1, (double)re->keys_sampled / re->keys_est) : 1 / re->weight;
 	for (i = 0; i < re->nthr; i++) {
 		struct reuse_exact_thread *t = &re->thr[i];
-		double d = (double)t->seen - (double)t->accesses * re->weight;
+		double d = ((double)t->seen * expect - (double)t->accesses) * re->weight;
 
 		/* the curve may hold less than nothing at 0: it is cut at 1 */
 		t->mrc.bin[0] += d;
 		d = adjust_bin0(&t->stack.bin[0], d);
 		t->time.bin[0] += d;
 	}
+}
+
+int reuse_exact__sample_keys(const struct reuse_exact *re, u64 *sampled, double *est)
+{
+	if (!re->sampled || !re->finished)
+		return -EINVAL;
+	*sampled = re->keys_sampled;
+	*est = re->keys_est;
+	return 0;
 }
 
 double reuse_exact__sample_rate(const struct reuse_exact *re)

@@ -127,14 +127,20 @@ int reuse_exact__access_batch(struct reuse_exact *re,
 
 /*
  * After the last access. SHARDS only (a no-op when exact): the sampled
- * accesses of a thread are rarely its accesses x rate (a hot key sampled
- * or not swings them), and the difference is mostly hot short reuses, so
- * it goes to distance 0 (SHARDS_adj, Waldspurger et al. 2015, 4.2): the
- * curve then weighs what the thread accessed (its bin 0 may go below 0:
- * the miss ratio is cut at 1), the histograms too, except that they give
- * a surplus only as far as their distance-0 bins hold it. Idempotent.
+ * accesses of a thread are rarely its accesses x the share of keys
+ * sampled (a hot key in or out of the sample swings them), and the
+ * difference is mostly hot short reuses, so it goes to distance 0
+ * (SHARDS_adj, Waldspurger et al. 2015, 4.2). The share is the distinct
+ * keys sampled over all distinct keys (a HyperLogLog estimate), not the
+ * nominal rate: the sample of keys is itself off by a few percent, which
+ * moves no mass to distance 0. The curve's bin 0 may go below 0 (the miss
+ * ratio is cut at 1); the histograms give a surplus only as far as their
+ * distance-0 bins hold it. Idempotent.
  */
 void reuse_exact__finish(struct reuse_exact *re);
+
+/* SHARDS, after finish: distinct keys sampled, all distinct keys (estimated). */
+int reuse_exact__sample_keys(const struct reuse_exact *re, u64 *sampled, double *est);
 
 /* The rate keys are sampled at (the one applied, a multiple of 2^-24); 1: exact. */
 double reuse_exact__sample_rate(const struct reuse_exact *re);

@@ -74,14 +74,14 @@ static struct reuse_exact *run_lines(double rate, enum reuse_exact_mode mode,
 	return re;
 }
 
-LP_TEST(test_reuse_exact_shards_scales_sampled_distances, "reuse-exact: SHARDS scales a sweep's sampled distances by 1/rate")
+LP_TEST(test_reuse_exact_shards_scales_sampled_distances, "reuse-exact: SHARDS scales a sweep's sampled distances by 1/rate, spread over one step")
 {
 	enum { M = 5000, N = 4 * M };
 	struct reuse_exact_opts o = { .mode = REUSE_EXACT_SHARED, .gran = REUSE_GRAN_LINE,
 				      .sample_rate = 0.1 };
 	struct reuse_exact *re;
 	struct reuse_exact_res r;
-	u64 sampled_lines = 0, want = 0, bad = 0, reuses = 0;
+	u64 sampled_lines = 0, want = 0, bad = 0, reuses = 0, spread = 0;
 	double rate;
 	int i;
 
@@ -96,15 +96,19 @@ LP_TEST(test_reuse_exact_shards_scales_sampled_distances, "reuse-exact: SHARDS s
 			want = (u64)((double)(sampled_lines - 1) / rate);
 		if (r.kind == REUSE_EXACT_REUSE) {
 			reuses++;
-			bad += r.dist != want;
+			/* spread over [d / rate, (d + 1) / rate) */
+			bad += r.dist < want || r.dist > want + (u64)ceil(1 / rate);
+			spread += r.dist != want;
 		}
 	}
 	/* a sample of 10% of 5000 lines, give or take a few standard deviations */
 	TEST_ASSERT(sampled_lines > 400 && sampled_lines < 600, "sampled %llu lines",
 		    (unsigned long long)sampled_lines);
 	TEST_ASSERT(reuses == 3 * sampled_lines, "reuses=%llu", (unsigned long long)reuses);
-	TEST_ASSERT(!bad, "%llu reuses not at %llu", (unsigned long long)bad,
+	TEST_ASSERT(!bad, "%llu reuses not in [%llu, +1/rate)", (unsigned long long)bad,
 		    (unsigned long long)want);
+	TEST_ASSERT(spread > reuses / 2, "only %llu of %llu reuses spread",
+		    (unsigned long long)spread, (unsigned long long)reuses);
 	TEST_ASSERT(reuse_exact__thread(re, 0)->seen == N, "seen=%llu",
 		    (unsigned long long)reuse_exact__thread(re, 0)->seen);
 	reuse_exact__delete(re);
@@ -120,7 +124,8 @@ LP_TEST_TIMEOUT(test_reuse_exact_shards_mrc_close_to_exact, "reuse-exact: SHARDS
 	struct reuse_exact_opts o = { .mode = REUSE_EXACT_PER_THREAD, .gran = REUSE_GRAN_LINE,
 				      .sample_rate = 0.1 };
 	struct reuse_exact_thread a, b, c;
-	double mae = 1, total;
+	double mae = 1, total, want, est;
+	u64 keys;
 	int i;
 
 	TEST_ASSERT(line && v, "malloc");
@@ -141,11 +146,20 @@ LP_TEST_TIMEOUT(test_reuse_exact_shards_mrc_close_to_exact, "reuse-exact: SHARDS
 		    (unsigned long long)b.accesses, N);
 	TEST_ASSERT(!memcmp(b.mrc.bin, c.mrc.bin, sizeof(b.mrc.bin)) && b.seen == c.seen &&
 		    b.accesses == c.accesses, "batched SHARDS differs from one call per access");
-	/* SHARDS_adj: the curve weighs what was accessed */
+	/*
+	 * SHARDS_adj: the curve weighs the accesses x the share of lines
+	 * sampled / the rate; that share from a HyperLogLog of every line
+	 */
+	TEST_ASSERT(!reuse_exact__sample_keys(sh, &keys, &est), "sample keys");
+	TEST_ASSERT(fabs(est - (M + 500)) < 0.03 * (M + 500), "estimated %g distinct lines of %d",
+		    est, M + 500);
+	TEST_ASSERT(keys == b.cold, "%llu keys sampled, %llu cold", (unsigned long long)keys,
+		    (unsigned long long)b.cold);
 	total = b.mrc.inf;
 	for (i = 0; i < REUSE_MRC_NBINS; i++)
 		total += b.mrc.bin[i];
-	TEST_ASSERT(fabs(total - N) < 1e-6 * N, "estimated total %g of %d", total, N);
+	want = N * ((double)keys / est) / reuse_exact__sample_rate(sh);
+	TEST_ASSERT(fabs(total - want) < 1e-6 * N, "estimated total %g, want %g", total, want);
 	TEST_ASSERT(!reuse_mrc__mae(&a.mrc, &b.mrc, 10, M + 500, &mae), "mae");
 	TEST_LOG("MAE %.4f over sizes 10..%d, %llu accesses sampled", mae, M + 500,
 		 (unsigned long long)b.accesses);
