@@ -714,14 +714,15 @@ static inline __attribute__((always_inline)) int access_one(struct reuse_exact *
 		if (re->sampled) {
 			/*
 			 * What the sampled distances stand for in the full trace:
-			 * d sampled keys in between say d/rate to (d+1)/rate keys;
-			 * a reproducible uniform offset spreads them over that
-			 * range, so the curve has no steps 1/rate apart.
+			 * d >= 1 sampled keys in between say d/rate to (d+1)/rate
+			 * keys; a reproducible uniform offset spreads them over
+			 * that range, so the curve has no steps 1/rate apart.
 			 */
 			double u = (lp_hash64(key ^ (now * 0x9e3779b97f4a7c15ull)) >> 11) * 0x1p-53;
 
-			res->dist = (u64)(((double)res->dist + u) * w);
-			res->time = (u64)(((double)res->time + u) * w);
+			/* 0 stays 0: most are the same line touched again at once */
+			res->dist = res->dist ? (u64)(((double)res->dist + u) * w) : 0;
+			res->time = res->time ? (u64)(((double)res->time + u) * w) : 0;
 		}
 		thr->stack.bin[hist_bin(res->dist)] += w;
 		thr->time.bin[hist_bin(res->time)] += w;

@@ -56,7 +56,8 @@ if section engine; then
 			--d 1 --d1 800000 --e 1 --e1 1600000 --inv 0 --trace "$TMP/rib.trace"
 		test/bench/reuse-engine -t "$TMP/rib.trace"
 		echo "# goals: exact >= 15 M/s at M=1e6 and >= 30 M/s at M=1e5; SHARDS >= 150 M/s at"
-		echo "# M=1e6; SHARDS miss-ratio curve MAE <= 0.01"
+		echo "# M=1e6; SHARDS miss-ratio curve MAE <= 0.01. CPU time of this process: on a"
+		echo "# loaded machine other processes still share its caches"
 	else
 		echo "skipped: test/bench/reuse-engine is not built (make bench builds it)"
 	fi

@@ -3,11 +3,12 @@
  * The reuse-distance engines fed from memory (no parsing), for make bench.
  *
  * Speed: N uniformly random accesses over M distinct lines, one thread,
- * the exact engine in each mode and granularity and SHARDS at rate R;
+ * the exact engine in each mode and granularity and SHARDS at each rate;
  * accesses per second of CPU time measured in this run, the best of -r
  * runs (other processes only ever slow one down).
  *
- * Accuracy: the SHARDS miss-ratio curve against the exact one on five
+ * Accuracy: the SHARDS miss-ratio curve (rates 0.01 and 0.1, or -R)
+ * against the exact one on five
  * trace shapes (uniform random, cyclic sweep, a RIBench trace given with
  * -t, Zipf, a mix of the three generated ones), as the mean absolute error
  * over the log-spaced cache sizes from 1/R lines (a scaled distance is a
@@ -16,7 +17,7 @@
  *
  *   test/bench/reuse-engine [-n N] [-m M] [-r RUNS] [-R RATE] [-t RIBENCH_TRACE] [-1 1] [-A 0]
  *	-1 1: also time one reuse_exact__access() call per access
- *	-A 0: speed only
+ *	-A 0: speed only; -S 0: accuracy only
  */
 #include <errno.h>
 #include <math.h>
@@ -178,22 +179,30 @@ static int load_trace(const char *path, struct reuse_exact_acc **vp, u64 *np)
 	return 0;
 }
 
-/* SHARDS at @rate against the exact engine on one trace: speed and MAE. */
-static void accuracy(const char *name, const struct reuse_exact_acc *v, u64 n, double rate)
+#define MAX_RATES 4
+
+/* SHARDS at each of @rates against the exact engine on one trace: speed and MAE. */
+static void accuracy(const char *name, const struct reuse_exact_acc *v, u64 n,
+		     const double *rates, int nrates)
 {
 	static struct reuse_exact_thread ex, sh;
-	double e_rate, s_rate, mae = NAN, mae_all = NAN;
+	double e_rate, s_rate, mae, mae_all;
 	u64 footprint;
+	int i;
 
 	e_rate = run(REUSE_EXACT_SHARED, REUSE_GRAN_LINE, 0, v, n, BATCH, &ex);
-	s_rate = run(REUSE_EXACT_SHARED, REUSE_GRAN_LINE, rate, v, n, BATCH, &sh);
 	footprint = ex.cold;
-	reuse_mrc__mae(&ex.mrc, &sh.mrc, (u64)ceil(1 / rate), footprint, &mae);
-	reuse_mrc__mae(&ex.mrc, &sh.mrc, 1, footprint, &mae_all);
-	printf("%-8s N=%-9llu footprint %8llu lines: MAE %.4f (every size from 1 line: %.4f); "
-	       "%llu accesses sampled; exact %.1f M/s, SHARDS %.1f M/s\n",
-	       name, (unsigned long long)n, (unsigned long long)footprint, mae, mae_all,
-	       (unsigned long long)sh.accesses, e_rate / 1e6, s_rate / 1e6);
+	printf("%-8s N=%-9llu footprint %8llu lines, exact %.1f M/s\n", name,
+	       (unsigned long long)n, (unsigned long long)footprint, e_rate / 1e6);
+	for (i = 0; i < nrates; i++) {
+		mae = mae_all = NAN;
+		s_rate = run(REUSE_EXACT_SHARED, REUSE_GRAN_LINE, rates[i], v, n, BATCH, &sh);
+		reuse_mrc__mae(&ex.mrc, &sh.mrc, (u64)ceil(1 / rates[i]), footprint, &mae);
+		reuse_mrc__mae(&ex.mrc, &sh.mrc, 1, footprint, &mae_all);
+		printf("  SHARDS rate %-5g MAE %.4f (every size from 1 line: %.4f); %llu accesses "
+		       "sampled, %.1f M/s\n", rates[i], mae, mae_all,
+		       (unsigned long long)sh.accesses, s_rate / 1e6);
+	}
 	fflush(stdout);
 }
 
@@ -204,8 +213,9 @@ int main(int argc, char **argv)
 	static const char *const grans[] = { "address", "line" };
 	const char *ribench = NULL;
 	struct reuse_exact_acc *v, *w;
-	int k, mode, gran, runs = 3, single = 0, acc = 1;
-	double rate = 0.01;
+	int k, mode, gran, runs = 3, single = 0, acc = 1, speed = 1;
+	double rates[MAX_RATES] = { 0.01, 0.1 };
+	int nrates = 2;
 
 	for (k = 1; k + 1 < argc; k += 2) {
 		if (!strcmp(argv[k], "-n"))
@@ -214,8 +224,12 @@ int main(int argc, char **argv)
 			runs = atoi(argv[k + 1]);
 		else if (!strcmp(argv[k], "-1"))
 			single = atoi(argv[k + 1]);
-		else if (!strcmp(argv[k], "-R"))
-			rate = strtod(argv[k + 1], NULL);
+		else if (!strcmp(argv[k], "-R")) {
+			rates[0] = strtod(argv[k + 1], NULL);
+			nrates = 1;
+		}
+		else if (!strcmp(argv[k], "-S"))
+			speed = atoi(argv[k + 1]);
 		else if (!strcmp(argv[k], "-A"))
 			acc = atoi(argv[k + 1]);
 		else if (!strcmp(argv[k], "-t"))
@@ -229,7 +243,7 @@ int main(int argc, char **argv)
 		return 1;
 	printf("# speed: accesses per CPU second, best of %d runs, N=%llu random accesses\n",
 	       runs, (unsigned long long)n);
-	for (k = 0; k < 2; k++) {
+	for (k = 0; k < 2 && speed; k++) {
 		if (k && lines[1] == lines[0])
 			break;
 		gen_random(v, n, lines[k], &seed);
@@ -245,30 +259,31 @@ int main(int argc, char **argv)
 				putchar('\n');
 				fflush(stdout);
 			}
-		for (mode = 0; mode < 2; mode++) {
-			printf("SHARDS  %-7s line    M=%-8llu %7.2f M accesses/s (rate %g)\n",
-			       modes[mode], (unsigned long long)lines[k],
-			       best(runs, mode, REUSE_GRAN_LINE, rate, v, n, BATCH) / 1e6, rate);
-			fflush(stdout);
-		}
+		for (mode = 0; mode < 2; mode++)
+			for (i = 0; i < (u64)nrates; i++) {
+				printf("SHARDS  %-7s line    M=%-8llu %7.2f M accesses/s (rate %g)\n",
+				       modes[mode], (unsigned long long)lines[k],
+				       best(runs, mode, REUSE_GRAN_LINE, rates[i], v, n, BATCH) / 1e6,
+				       rates[i]);
+				fflush(stdout);
+			}
 	}
 
 	if (!acc)
 		return 0;
-	printf("# SHARDS accuracy at rate %g: miss-ratio curve MAE against the exact engine,\n"
-	       "# sizes from %g lines (1/rate) to the footprint, log-spaced (8 per octave)\n",
-	       rate, ceil(1 / rate));
+	printf("# SHARDS accuracy: miss-ratio curve MAE against the exact engine, sizes\n"
+	       "# from 1/rate lines to the footprint, log-spaced (8 per octave)\n");
 	n = n / 2;
 	gen_random(v, n, lines[1], &seed);
-	accuracy("random", v, n, rate);
+	accuracy("random", v, n, rates, nrates);
 	gen_sweep(w, n, lines[1] / 3);
-	accuracy("sweep", w, n, rate);
+	accuracy("sweep", w, n, rates, nrates);
 	if (ribench) {
 		struct reuse_exact_acc *t;
 		u64 nt;
 
 		if (!load_trace(ribench, &t, &nt)) {
-			accuracy("ribench", t, nt, rate);
+			accuracy("ribench", t, nt, rates, nrates);
 			free(t);
 		}
 	} else {
@@ -276,7 +291,7 @@ int main(int argc, char **argv)
 	}
 	if (gen_zipf(v, n, lines[1], 0.9, &seed))
 		return 1;
-	accuracy("zipf", v, n, rate);
+	accuracy("zipf", v, n, rates, nrates);
 	/* mix: each access from the random, sweep or Zipf stream in turn at random */
 	gen_random(w, n, lines[1] / 2, &seed);
 	for (i = 0; i < n; i++) {
@@ -287,7 +302,7 @@ int main(int argc, char **argv)
 		else if (r == 2)
 			w[i].addr = v[i].addr;
 	}
-	accuracy("mix", w, n, rate);
+	accuracy("mix", w, n, rates, nrates);
 	free(v);
 	free(w);
 	return 0;
