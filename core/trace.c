@@ -321,7 +321,9 @@ static int parse_num(const char *s, int n, int base, u64 *v)
 			dig = c - 'A' + 10;
 		else
 			return -1;
-		if (x > (UINT64_MAX - dig) / base)
+		/* overflow, without a division per digit */
+		if (base == 16 ? x >> 60 != 0 :
+		    x > UINT64_MAX / 10 || (x == UINT64_MAX / 10 && (u64)dig > UINT64_MAX % 10))
 			return -1;
 		x = x * base + dig;
 	}

@@ -28,6 +28,8 @@ LP_TEST(test_trace_parse_good, "trace: parse TID OP ADDRESS [SIZE [TIME]] lines"
 		    a.addr == UINT64_MAX && a.size == 0, "max address, no size");
 	TEST_ASSERT(trace__parse_line("4294967295 R 0", &a, err, sizeof(err)) == 1 &&
 		    a.tid == UINT32_MAX && a.addr == 0, "max tid");
+	TEST_ASSERT(trace__parse_line("1 R 0 1 18446744073709551615", &a, err, sizeof(err)) == 1 &&
+		    a.time == UINT64_MAX, "max time");
 	TEST_ASSERT(trace__parse_line("# tid op addr", &a, err, sizeof(err)) == 0, "comment");
 	TEST_ASSERT(trace__parse_line("   # indented", &a, err, sizeof(err)) == 0, "comment");
 	TEST_ASSERT(trace__parse_line("", &a, err, sizeof(err)) == 0, "empty");
@@ -48,6 +50,8 @@ LP_TEST(test_trace_parse_bad, "trace: malformed lines give -EINVAL and name the 
 		{ "1 RW 0x10", "bad op 'RW'" },
 		{ "1 R", "missing address" },
 		{ "1 R 0xzz", "bad address '0xzz'" },
+		{ "1 R 0x10000000000000000", "bad address '0x10000000000000000'" },
+		{ "1 R 0x10 8 18446744073709551616", "bad time '18446744073709551616'" },
 		{ "1 R 0x", "bad address '0x'" },
 		{ "1 R 0x10000000000000000", "bad address" },
 		{ "1 R 0x10 0", "bad size '0'" },
