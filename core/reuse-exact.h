@@ -1,19 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Exact reuse distance of a full access trace, O(N log M) for N accesses
- * and M distinct addresses: a Fenwick tree over access slots holds a 1 at
- * the latest access of every address, a hash maps address -> that slot, so
- * the distance of a reuse is the number of 1s after the previous slot. Slots
- * are renumbered (compacted) when they run out, so memory follows the number
- * of distinct addresses, not the trace length.
+ * and M distinct addresses: a bitmap over access slots holds a 1 at the
+ * latest access of every address (a Fenwick tree counts its words), a hash
+ * maps address -> that slot, so the distance of a reuse is the number of
+ * 1s after the previous slot. Slots are renumbered (compacted) when they
+ * run out, so memory follows the number of distinct addresses, not the
+ * trace length. With a sample rate, SHARDS: the same on a spatial sample.
  *
  *   struct reuse_exact *re;
  *   struct reuse_exact_opts o = { .mode = REUSE_EXACT_PER_THREAD,
  *                                 .gran = REUSE_GRAN_LINE };
  *   reuse_exact__new(&o, &re);
- *   while (...) reuse_exact__access(re, tid, addr, is_store);
+ *   while (...) reuse_exact__access(re, tid, addr, is_store, NULL);
+ *   // or, faster: reuse_exact__access_batch(re, accs, n);
+ *   reuse_exact__finish(re);
  *   for (i = 0; i < reuse_exact__nr_threads(re); i++)
- *           t = reuse_exact__thread(re, i);	// t->stack, t->time, counters
+ *           t = reuse_exact__thread(re, i);	// t->stack, t->time, t->mrc, counters
  *   reuse_exact__delete(re);
  *
  * Modes:
