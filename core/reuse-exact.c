@@ -372,7 +372,8 @@ static void stream__free_axis(struct stream *s)
  * marker's rank, read off per-word prefix counts of the old bitmap. The
  * arrays are rebuilt in place unless they must grow.
  */
-static int stream__compact(struct stream *s, u32 min_slots)
+static inline __attribute__((always_inline)) int
+compact_body(struct stream *s, u32 min_slots)
 {
 	u64 live = s->nlive, keys = s->tab.n, i;
 	u64 want = live + 2 * (live > keys ? live : keys) + 64;
@@ -434,6 +435,27 @@ static int stream__compact(struct stream *s, u32 min_slots)
 	s->nblk = nblk;
 	s->next = live;
 	return 0;
+}
+
+/* A popcount per live key: one instruction where the CPU has it. */
+static int has_popcnt = -1;
+
+__attribute__((target("popcnt"))) static int
+compact_popcnt(struct stream *s, u32 min_slots)
+{
+	return compact_body(s, min_slots);
+}
+
+static int compact_generic(struct stream *s, u32 min_slots)
+{
+	return compact_body(s, min_slots);
+}
+
+static int stream__compact(struct stream *s, u32 min_slots)
+{
+	if (has_popcnt < 0)
+		has_popcnt = __builtin_cpu_supports("popcnt");
+	return has_popcnt ? compact_popcnt(s, min_slots) : compact_generic(s, min_slots);
 }
 
 static inline __attribute__((always_inline)) void stream__unmark(struct stream *s, struct ent *e)
@@ -789,7 +811,8 @@ batch_body(struct reuse_exact *re, const struct reuse_exact_acc *v, size_t n)
 		hash[i] = lp_hash64(key_of(re, v[i].addr));
 	for (i = 0; i < n; i++) {
 		u64 key = key_of(re, v[i].addr), h = hash[i % PREFETCH];
-		int ti = reuse_exact__thread_index(re, v[i].tid);
+		int ti = v[i].tid == re->last_tid && re->last_idx >= 0 ? re->last_idx :
+			 reuse_exact__thread_index(re, v[i].tid);
 		/* the stream of a later access is a guess: this one's */
 		struct stream *s = stream_of(re, ti);
 
@@ -894,8 +917,6 @@ static int sampled_generic(struct reuse_exact *re, const struct reuse_exact_acc 
 int reuse_exact__access_batch(struct reuse_exact *re,
 			      const struct reuse_exact_acc *v, size_t n)
 {
-	static int has_popcnt = -1;
-
 	if (has_popcnt < 0)
 		has_popcnt = __builtin_cpu_supports("popcnt");
 	if (re->sampled)
