@@ -46,13 +46,17 @@ microbench/%: microbench/%.c microbench/mb.h microbench/pes.h
 	$(CC) -O2 -g -fno-omit-frame-pointer -Wall -Wextra -D_GNU_SOURCE -I. \
 	      -o $@ $< -lpthread -lm
 
+# make bench: the engines fed from memory, optimized as lociprof is
+test/bench/reuse-engine: test/bench/reuse-engine.o $(CORE_OBJ)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
 test/helpers/%: test/helpers/%.c
 	$(CC) -O1 -g -Wall -Wextra -D_GNU_SOURCE -I. -o $@ $< -lpthread -lm
 
 check: all test/unit-tests $(TEST_HELPER_BIN)
 	./test/run.sh
 
-bench: all
+bench: all test/bench/reuse-engine
 	./test/bench.sh
 
 fuzz:
@@ -77,7 +81,7 @@ install: lociprof $(MB_BIN)
 	install -m 644 man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
 
 clean:
-	rm -f lociprof test/unit-tests $(MB_BIN) $(TEST_HELPER_BIN)
+	rm -f lociprof test/unit-tests test/bench/reuse-engine $(MB_BIN) $(TEST_HELPER_BIN)
 	find . -name '*.o' -o -name '*.d' | xargs rm -f
 
 .PHONY: all check bench fuzz deps install clean

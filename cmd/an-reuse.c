@@ -8,9 +8,15 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cmd/analyses.h"
 #include "cmd/builtin.h"
@@ -27,6 +33,8 @@ struct an_reuse {
 	int ncaches;
 	const char *trace;			/* --trace */
 	struct reuse_predict_spec predict;	/* --predict-threads etc. */
+	double sample_rate;			/* --sample-rate: SHARDS; 0 exact */
+	int lackey_run;				/* --exact: the program under lackey */
 	struct reuse *ru;
 	struct reuse_report r;
 };
@@ -74,11 +82,18 @@ out:
 
 /* ---- --trace: the exact engine, no program ---------------------------- */
 
+/* A SHARDS count in the units of the full trace. */
+static u64 scaled(u64 v, double rate)
+{
+	return rate < 1 ? (u64)llround((double)v / rate) : v;
+}
+
 /* The exact engine's per-thread results as a reuse result. */
 static int exact_result(struct reuse_exact *re, const struct an_reuse *a,
 			struct reuse_result *res, struct reuse_thread **thr)
 {
 	int i, n = reuse_exact__nr_threads(re);
+	double rate = reuse_exact__sample_rate(re);
 
 	memset(res, 0, sizeof(*res));
 	*thr = calloc(n ? n : 1, sizeof(**thr));
@@ -93,17 +108,17 @@ static int exact_result(struct reuse_exact *re, const struct an_reuse *a,
 		struct reuse_thread *t = &(*thr)[i];
 
 		t->tid = e->tid;
-		t->samples = e->accesses;
-		t->reuses = e->reuses;
-		t->invalidations = e->inval_misses;
-		t->cold = e->cold;
-		t->cross_thread = e->cross_thread;
+		t->samples = e->seen;
+		t->reuses = scaled(e->reuses, rate);
+		t->invalidations = scaled(e->inval_misses, rate);
+		t->cold = scaled(e->cold, rate);
+		t->cross_thread = scaled(e->cross_thread, rate);
 		t->time = e->time;
 		t->stack = e->stack;
-		res->reuses += e->reuses;
-		res->invalidations += e->inval_misses;
-		res->cold += e->cold;
-		res->cross_thread += e->cross_thread;
+		res->reuses += t->reuses;
+		res->invalidations += t->invalidations;
+		res->cold += t->cold;
+		res->cross_thread += t->cross_thread;
 		reuse_hist__merge(&res->time, &e->time);
 		reuse_hist__merge(&res->stack, &e->stack);
 	}
@@ -115,8 +130,82 @@ static int exact_result(struct reuse_exact *re, const struct an_reuse *a,
 
 extern const struct lp_analysis_desc reuse_desc;
 
+#define TRACE_BATCH 4096
+
+/*
+ * --exact: run "valgrind --tool=lackey --trace-mem=yes" on the program with
+ * its log on a pipe; the read end as a path trace__open() takes. Returns
+ * the read end or -errno.
+ */
+static int lackey__spawn(char **argv, int argc, pid_t *pid, char *path, size_t len)
+{
+	int fd[2], i;
+
+	if (pipe2(fd, O_CLOEXEC))
+		return -errno;
+	*pid = fork();
+	if (*pid < 0) {
+		int err = -errno;
+
+		close(fd[0]);
+		close(fd[1]);
+		return err;
+	}
+	if (!*pid) {
+		char logfd[32], **args = calloc(argc + 6, sizeof(*args));
+		int w = dup(fd[1]);	/* without O_CLOEXEC: valgrind writes to it */
+
+		if (!args || w < 0)
+			_exit(127);
+		snprintf(logfd, sizeof(logfd), "--log-fd=%d", w);
+		args[0] = "valgrind";
+		args[1] = "--tool=lackey";
+		args[2] = "--trace-mem=yes";
+		args[3] = logfd;
+		args[4] = "--";
+		for (i = 0; i < argc; i++)
+			args[5 + i] = argv[i];
+		execvp("valgrind", args);
+		fprintf(stderr, "lociprof: cannot run valgrind: %s\n", strerror(errno));
+		_exit(127);
+	}
+	close(fd[1]);
+	snprintf(path, len, "/dev/fd/%d", fd[0]);
+	return fd[0];
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Past a few seconds, a line on stderr: how far, how fast, how big. */
+struct progress {
+	double t0, last;
+	int shown, tty;
+};
+
+static void progress__tick(struct progress *p, u64 n, int quiet)
+{
+	struct rusage ru;
+	double t = now_s();
+
+	if (quiet || t - p->t0 < 3 || t - p->last < (p->tty ? 1 : 10))
+		return;
+	getrusage(RUSAGE_SELF, &ru);
+	fprintf(stderr, "%slociprof reuse: %.1f M accesses, %.1f M/s, peak RSS %ld MiB%s",
+		p->tty ? "\r" : "", n / 1e6, n / 1e6 / (t - p->t0), ru.ru_maxrss / 1024,
+		p->tty ? "  " : "\n");
+	p->last = t;
+	p->shown = 1;
+}
+
 static int ru_trace(void *opts, const struct lp_output *out, int argc, char **argv)
 {
+	static struct reuse_exact_thread sum;
 	struct reuse_exact_opts eo;
 	struct an_reuse *a = opts;
 	struct reuse_thread *thr = NULL;
@@ -127,12 +216,15 @@ static int ru_trace(void *opts, const struct lp_output *out, int argc, char **ar
 	struct reuse_exact *re;
 	struct trace_access ac;
 	struct trace *t;
+	static struct reuse_exact_acc batch[TRACE_BATCH];
+	struct progress prog = { .t0 = now_s(), .tty = isatty(2) };
+	const char *path = a->trace;
+	char err[512], fdpath[64];
 	double size_sum = 0;
-	char err[512];
+	int ret, nb = 0, lackey, status = 0;
+	pid_t pid = -1;
 	u64 n = 0;
-	int ret;
 
-	(void)argv;
 	if ((a->predict.sizes || a->predict.quantum > 0) && !a->predict.nn) {
 		lp_err("--predict-cache and --predict-quantum go with --predict-threads");
 		exit(129);
@@ -141,48 +233,113 @@ static int ru_trace(void *opts, const struct lp_output *out, int argc, char **ar
 		lp_err("--predict-threads needs --trace: it predicts from a full access trace");
 		exit(129);
 	}
-	if (!a->trace)
+	if (!a->trace && !a->lackey_run) {
+		if (a->sample_rate > 0) {
+			lp_err("--sample-rate samples a trace: give --trace FILE or --exact");
+			exit(129);
+		}
 		return -1;
-	if (argc > 0) {
+	}
+	if (a->trace && a->lackey_run) {
+		lp_err("--trace reads a trace, --exact makes one: give one of them");
+		exit(129);
+	}
+	if (a->trace && argc > 0) {
 		lp_err("--trace reads a trace: give no program and no -p");
 		exit(129);
 	}
-	if (trace__open(&t, a->trace, err, sizeof(err)) < 0) {
+	if (a->lackey_run) {
+		int fd;
+
+		if (argc < 1) {
+			lp_err("--exact runs a program under valgrind: give one");
+			exit(129);
+		}
+		fd = lackey__spawn(argv, argc, &pid, fdpath, sizeof(fdpath));
+		if (fd < 0) {
+			lp_err("--exact: cannot start valgrind: %s", strerror(-fd));
+			return 1;
+		}
+		path = fdpath;
+		ret = trace__open(&t, path, err, sizeof(err));
+		close(fd);
+	} else {
+		ret = trace__open(&t, path, err, sizeof(err));
+	}
+	if (ret < 0) {
 		lp_err("%s", err);
 		return 1;
 	}
 	eo = (struct reuse_exact_opts){
 		.mode = a->cfg.shared ? REUSE_EXACT_SHARED : REUSE_EXACT_PER_THREAD,
 		.gran = a->cfg.gran,
+		.sample_rate = a->sample_rate,
 	};
 	ret = reuse_exact__new(&eo, &re);
 	if (!ret && a->predict.nn)
 		ret = reuse_predict__new(a->cfg.gran, PREDICT_MAX_STREAM, &rp);
 	if (ret)
 		lp_die("cannot set up the exact engine: %s", strerror(-ret));
-	while ((ret = trace__next(t, &ac, err, sizeof(err))) > 0) {
-		ret = reuse_exact__access(re, ac.tid, ac.addr, ac.op == TRACE_WRITE, NULL);
-		if (!ret && rp)
-			ret = reuse_predict__access(rp, ac.tid, ac.addr);
-		if (ret) {
-			snprintf(err, sizeof(err), "%s: %s", a->trace, strerror(-ret));
-			break;
+	/* batches, so the engine can prefetch ahead */
+	for (;;) {
+		ret = trace__next(t, &ac, err, sizeof(err));
+		if (ret > 0) {
+			batch[nb++] = (struct reuse_exact_acc){ .addr = ac.addr, .tid = ac.tid,
+								.is_store = ac.op == TRACE_WRITE };
+			size_sum += ac.size ? ac.size : 8;
+			n++;
+			if (rp) {
+				int e = reuse_predict__access(rp, ac.tid, ac.addr);
+
+				if (e) {
+					snprintf(err, sizeof(err), "%s: %s", path, strerror(-e));
+					ret = e;
+				}
+			}
 		}
-		size_sum += ac.size ? ac.size : 8;
-		n++;
+		if (nb && (ret <= 0 || nb == TRACE_BATCH)) {
+			int e = reuse_exact__access_batch(re, batch, nb);
+
+			nb = 0;
+			if (e) {
+				snprintf(err, sizeof(err), "%s: %s", path, strerror(-e));
+				ret = e;
+			}
+			progress__tick(&prog, n, out->quiet);
+		}
+		if (ret <= 0)
+			break;
 	}
+	if (prog.shown && prog.tty)
+		fputc('\n', stderr);
+	lackey = trace__format(t) == TRACE_FMT_LACKEY;
 	trace__close(t);
+	if (pid > 0) {
+		waitpid(pid, &status, 0);
+		if (ret >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 127 && !n) {
+			snprintf(err, sizeof(err), "--exact: valgrind did not run (is it installed?)");
+			ret = -ENOENT;
+		}
+	}
 	if (ret < 0) {
 		lp_err("%s", err);
 		reuse_exact__delete(re);
 		return 1;
 	}
+	reuse_exact__finish(re);
+	reuse_exact__sum(re, &sum);
 	if (exact_result(re, a, &res, &thr))
 		lp_die("out of memory");
 	res.mean_access_size = n ? size_sum / (double)n : 0;
 	memset(&a->r, 0, sizeof(a->r));
 	a->r.res = &res;
 	a->r.exact = 1;
+	a->r.lackey = lackey;
+	a->r.sample_rate = reuse_exact__sample_rate(re);
+	a->r.sampled = sum.accesses;
+	reuse_exact__sample_keys(re, &a->r.keys_sampled, &a->r.keys_est);
+	if (a->cfg.gran == REUSE_GRAN_LINE)
+		a->r.mrc = &sum.mrc;
 	if (!a->ncaches) {
 		topo = calloc(1, sizeof(*topo));
 		if (topo && topology__read(topo, NULL)) {
@@ -203,7 +360,8 @@ static int ru_trace(void *opts, const struct lp_output *out, int argc, char **ar
 		a->r.predict = &pr;
 	}
 	{
-		struct lp_run run = { .sampler = "exact", .period_unit = "", .command = a->trace,
+		struct lp_run run = { .sampler = "exact", .period_unit = "",
+				      .command = a->lackey_run ? argv[0] : a->trace,
 				      .samples = n, .samples_addr = n, .sync = -1 };
 
 		ret = analysis__output(&reuse_desc, a, &run, out);
@@ -366,7 +524,13 @@ static const struct lp_opt ru_opts[] = {
 	  RU(cfg.nslots), 1, 4, .flags = LP_OPT_CFG },
 	{ "seed", 0, "N", "seed of the reservoir sampling", LP_OPT_U64, RU(cfg.seed),
 	  .flags = LP_OPT_CFG },
-	{ "trace", 0, "FILE", "exact histograms of this access trace; no program", LP_OPT_STR, RU(trace) },
+	{ "trace", 0, "FILE", "exact histograms of this access trace (lociprof-trace(5),\n"
+	  "or valgrind lackey --trace-mem=yes output; zstd too); no program", LP_OPT_STR, RU(trace) },
+	{ "exact", 0, NULL, "run the program under valgrind lackey and compute the\n"
+	  "exact histograms of every access (threads serialized)", LP_OPT_FLAG, RU(lackey_run) },
+	{ "sample-rate", 0, "R", "with --trace or --exact: estimate from the lines a hash samples\n"
+	  "at rate R in (0, 1] (SHARDS), e.g. 0.01; 1: exact (default)", LP_OPT_DOUBLE,
+	  RU(sample_rate), 0, 1 },
 	{ "predict-threads", 0, "N[,M..]", "with --trace: predict the shared cache at these\n"
 	  "thread counts (Jiang et al. and PPT-Multicore)", LP_OPT_CALL, .parse = parse_predict_threads },
 	{ "predict-cache", 0, "SIZE[:WAYS],..", "with --predict-threads: also predict these shared\n"
@@ -408,13 +572,16 @@ const struct lp_analysis_desc reuse_desc = {
 	.summary = "Show reuse-distance histograms of private and shared caches",
 	.head = "usage: lociprof reuse [options] [--] <program> [<args>]\n"
 		"   or: lociprof reuse --trace FILE [options]\n"
+		"   or: lociprof reuse --exact [options] [--] <program> [<args>]\n"
 		"\n"
 		"Run a program (or attach with -p) and show how far apart its threads reuse\n"
 		"data: stack reuse-distance histograms of each thread's private caches (or,\n"
 		"with --shared-cache, of the last-level cache the threads share), cache-line\n"
 		"invalidations by other threads, predicted hit rates of each cache level,\n"
 		"the miss-ratio curve and the source lines behind the reuses. With --trace,\n"
-		"compute the exact histograms of a lociprof-trace(5) file instead.\n"
+		"compute the exact histograms of a lociprof-trace(5) file instead, or\n"
+		"estimate them from a spatial sample of its lines with --sample-rate.\n"
+		"With --exact, trace the program under valgrind lackey and do the same.\n"
 		"With --predict-threads, also predict the shared cache at other thread\n"
 		"counts and cache sizes from each thread's own profile.\n"
 		"\n",

@@ -34,6 +34,10 @@ static void time_desc(const struct reuse_report *r, char *buf, size_t len)
 {
 	const struct reuse_result *res = r->res;
 
+	if (r->exact && r->sample_rate < 1) {
+		snprintf(buf, len, "estimated (SHARDS): counted among the sampled lines' accesses, x 1/rate");
+		return;
+	}
 	if (r->exact) {
 		snprintf(buf, len, "exact: counted in the full access trace");
 		return;
@@ -179,9 +183,18 @@ void reuse_report__print(const void *view, FILE *f)
 	fprintf(f, "# mode %s; granularity %s: stack (LRU) distances in %s\n",
 		mode_desc(res), res->gran == REUSE_GRAN_LINE ? "line" : "address", gran_unit(res));
 	analysis__run_warning(&r->run, f);
-	if (r->exact)
+	if (r->exact && r->sample_rate < 1)
+		fprintf(f, "# ESTIMATE (SHARDS, Waldspurger et al. 2015): the %s a hash samples at rate %.6g "
+			"(1 in %.4g): %" PRIu64 " of ~%.0f, %" PRIu64 " of %" PRIu64 " accesses; distances "
+			"and counts scaled by 1/rate\n", res->gran == REUSE_GRAN_LINE ? "lines" : "addresses",
+			r->sample_rate, 1 / r->sample_rate, r->keys_sampled, r->keys_est, r->sampled,
+			r->run.samples);
+	else if (r->exact)
 		fprintf(f, "# exact reuse distances of every access in the trace (no sampling)\n");
-	else
+	if (r->exact && r->lackey)
+		fprintf(f, "# valgrind lackey's trace: valgrind runs the threads one at a time, "
+			"read as one thread in that serialized order\n");
+	if (!r->exact)
 		fprintf(f, "# sampler %s, period %" PRIu64 " %s; %" PRIu64 " samples, %" PRIu64
 			" with a data address; %" PRIu64 " armed watchpoints (%" PRIu64 " replaced before a trap)\n",
 			r->run.sampler, r->run.period,
@@ -344,6 +357,50 @@ static void json_threads(struct json_writer *wp, const struct reuse_result *res)
 	json__arr_end(wp);
 }
 
+/*
+ * The miss-ratio curve in lines: the exact engine's fine one (line
+ * granularity), else the stack histogram's at powers of two; the number of
+ * points, 0 without data.
+ */
+static int mrc_points(const struct reuse_report *r, struct reuse_mrc_point *pts, int max)
+{
+	double mrc[MRC_MAX_LOG2 + 1];
+	struct reuse_hist lh;
+	int i, k, n = 0;
+
+	if (r->mrc) {
+		/* up to twice the longest distance: the curve is flat beyond */
+		for (k = REUSE_MRC_NBINS - 1; k > 0 && !r->mrc->bin[k]; k--)
+			;
+		n = reuse_mrc__curve(r->mrc, 2 * reuse_mrc__lo(k) + 1, pts, max);
+		return n < 0 ? 0 : n;
+	}
+	reuse_model__line_hist(r->res, &lh);
+	if (reuse_hist__total(&lh, REUSE_HIST_ALL) <= 0 || sdcm__mrc(&lh, 0, MRC_MAX_LOG2, mrc))
+		return 0;
+	for (i = 0; i <= MRC_MAX_LOG2 && n < max; i++)
+		pts[n++] = (struct reuse_mrc_point){ .size = (u64)1 << i, .miss = 1 - mrc[i] };
+	return n;
+}
+
+static void json_mrc(struct json_writer *wp, const struct reuse_report *r)
+{
+	struct reuse_mrc_point pts[REUSE_MRC_NBINS];
+	int i, n = mrc_points(r, pts, REUSE_MRC_NBINS);
+
+	json__str(wp, "mrc_source", r->mrc ? (r->sample_rate < 1 ? "SHARDS estimate" : "exact") :
+		  "stack histogram at powers of two");
+	json__arr_begin(wp, "mrc");
+	for (i = 0; i < n; i++) {
+		json__obj_begin(wp, NULL);
+		json__u64(wp, "lines", pts[i].size);
+		json__u64(wp, "bytes", pts[i].size * LP_CACHE_LINE);
+		json__double(wp, "miss_ratio", pts[i].miss);
+		json__obj_end(wp);
+	}
+	json__arr_end(wp);
+}
+
 static void json_hit_rates(struct json_writer *wp, const struct reuse_report *r)
 {
 	const struct reuse_result *res = r->res;
@@ -435,6 +492,20 @@ int reuse_report__json(const void *view, const char *path)
 	json__str(&w, "metric", "stack");
 	json__str(&w, "unit", gran_unit(res));
 	json__str(&w, "sampler", r->run.sampler);
+	if (r->exact && r->sample_rate < 1) {
+		json__obj_begin(&w, "estimate");
+		json__str(&w, "method", "SHARDS");
+		json__double(&w, "sample_rate", r->sample_rate);
+		json__u64(&w, "sampled_accesses", r->sampled);
+		json__u64(&w, "sampled_keys", r->keys_sampled);
+		json__double(&w, "keys_estimated", r->keys_est);
+		json__u64(&w, "accesses", r->run.samples);
+		json__obj_end(&w);
+	} else {
+		json__null(&w, "estimate");
+	}
+	if (r->exact && r->lackey)
+		json__str(&w, "trace_note", "valgrind lackey: threads serialized, read as one thread");
 	json__u64(&w, "period", r->run.period);
 	json__str(&w, "period_unit", r->run.period_unit);
 	json__str(&w, "program", r->run.command);
@@ -473,6 +544,7 @@ int reuse_report__json(const void *view, const char *path)
 	json__u64(&w, "cpu_ns", r->run.cpu_ns);
 	json_threads(&w, res);
 	json_hit_rates(&w, r);
+	json_mrc(&w, r);
 	json_pairs(&w, r);
 	if (r->predict)
 		reuse_predict_report__json(r->predict, &w);
@@ -551,10 +623,10 @@ int reuse_report__svg(const void *view, const char *dir)
 	const struct reuse_hist *hs[SVG_MAX_SERIES];
 	const char *names[SVG_MAX_SERIES];
 	char path[4096], title[512], xt[160], nbuf[SVG_MAX_SERIES][24];
-	double mrc[MRC_MAX_LOG2 + 1], x[MRC_MAX_LOG2 + 1], y[MRC_MAX_LOG2 + 1];
+	static struct reuse_mrc_point pts[REUSE_MRC_NBINS];
+	static double x[REUSE_MRC_NBINS], y[REUSE_MRC_NBINS];
 	struct svg_series s;
 	struct svg_lines l;
-	struct reuse_hist lh;
 	int err = analysis__make_dir(dir), i, n = 0;
 	FILE *f;
 
@@ -593,20 +665,19 @@ int reuse_report__svg(const void *view, const char *dir)
 	err = svg_hists(r, path, title, xt, hs, names, 1);
 	if (err)
 		return err;
-	reuse_model__line_hist(res, &lh);
-	n = 0;
-	if (reuse_hist__total(&lh, REUSE_HIST_ALL) > 0 && sdcm__mrc(&lh, 0, MRC_MAX_LOG2, mrc) == 0)
-		for (i = 0; i <= MRC_MAX_LOG2; i++, n++) {
-			x[n] = (double)((u64)LP_CACHE_LINE << i);
-			y[n] = 1 - mrc[i];
-		}
+	n = mrc_points(r, pts, REUSE_MRC_NBINS);
+	for (i = 0; i < n; i++) {
+		x[i] = (double)(pts[i].size * LP_CACHE_LINE);
+		y[i] = pts[i].miss;
+	}
 	memset(&s, 0, sizeof(s));
 	s.name = "miss ratio";
 	s.x = x;
 	s.y = y;
 	s.n = n;
 	memset(&l, 0, sizeof(l));
-	snprintf(title, sizeof(title), "miss-ratio curve, fully associative LRU: %s",
+	snprintf(title, sizeof(title), "miss-ratio curve, fully associative LRU%s: %s",
+		 r->exact && r->sample_rate < 1 ? " (SHARDS estimate)" : "",
 		 r->run.command ? r->run.command : "");
 	l.title = title;
 	l.x_title = "cache size (bytes)";

@@ -7,6 +7,7 @@
 #include "cmd/analyses.h"
 #include "cmd/reuse-predict-report.h"
 #include "core/reuse.h"
+#include "core/reuse-mrc.h"
 #include "core/sdcm.h"
 #include "core/symbols.h"
 #include "core/topology.h"
@@ -16,7 +17,13 @@
 struct reuse_report {
 	const struct reuse_result *res;
 	struct lp_run run;		/* sampler "exact", command the path: --trace */
-	int exact;			/* from a full trace: nothing estimated */
+	int exact;			/* from a full trace: no watchpoints */
+	double sample_rate;		/* exact: < 1 for a SHARDS estimate */
+	int lackey;			/* exact: valgrind lackey's trace */
+	u64 sampled;			/* SHARDS: accesses of the sampled lines */
+	u64 keys_sampled;		/* SHARDS: distinct lines (addresses) sampled */
+	double keys_est;		/* SHARDS: of these many, estimated */
+	const struct reuse_mrc *mrc;	/* exact, line granularity: the fine curve */
 	struct lp_output out;		/* top pairs to show, colours */
 	const struct sdcm_cache *caches;
 	int ncaches;

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "core/hash.h"
 #include "core/reuse-exact.h"
@@ -43,14 +45,24 @@ struct atab {
 	u64 n;
 };
 
+/*
+ * One stream's time axis: slot i holds a marker iff the latest access of
+ * some key sits there. The markers are a bitmap, counted by a Fenwick tree
+ * over its 64-bit words, so the structure is cap/8 + cap/16 bytes (about
+ * 40 KiB per 100k live keys) and stays in cache while the key table
+ * cannot: a reuse costs one table probe, one popcount and a walk over a
+ * small tree.
+ */
 struct stream {
 	u64 seq;		/* accesses so far */
 	u64 nlive;		/* markers set */
 	u32 cap;		/* slots */
 	u32 next;		/* next free slot */
-	u32 *fw;		/* Fenwick tree, 1-based, cap + 1 */
-	u64 *owner;		/* key whose marker is in a slot */
+	u32 nblk;		/* bitmap words */
+	u32 alloc_blk;		/* words allocated */
 	u64 *mark;		/* bitmap: slot holds a marker */
+	u32 *fw;		/* Fenwick tree of the words' popcounts, 1-based */
+	u32 *rank;		/* compaction: markers before each word */
 	struct etab tab;
 };
 
@@ -64,14 +76,99 @@ struct reuse_exact {
 	u32 last_tid;
 	int last_idx;		/* -1: none */
 	struct atab holders;
+	int sampled;		/* SHARDS */
+	u64 thresh;		/* a key is sampled iff shards_hash(key) < thresh */
+	double weight;		/* 1 / rate: what one sampled access stands for */
+	int finished;		/* reuse_exact__finish() adjusted the histograms */
+	u8 *hll;		/* SHARDS: HyperLogLog registers of all keys */
+	double keys_est;	/* finish: distinct keys, estimated */
+	u64 keys_sampled;	/* finish: distinct keys sampled */
 };
 
+#define SHARDS_BITS	24
+/* its own salt, so the sample does not select key-table buckets */
+#define SHARDS_SALT	0x5ad5a3b1e0f9c2d7ull
+#define HLL_BITS	16
+
+/*
+ * One hash per access decides the sample (its top 24 bits) and feeds a
+ * HyperLogLog of all the keys (index: the low 16 bits, rank: the next
+ * 24), so the sampled share of the distinct keys is known at the end.
+ */
+static inline u64 shards_hash(struct reuse_exact *re, u64 key)
+{
+	u64 h = lp_hash64(key ^ SHARDS_SALT);
+	u8 *r = &re->hll[h & ((1 << HLL_BITS) - 1)];
+	u8 rank = __builtin_ctzll((h >> HLL_BITS) | (1ULL << 24)) + 1;
+
+	if (rank > *r)
+		*r = rank;
+	return h >> (64 - SHARDS_BITS);
+}
+
+/* Distinct keys (Flajolet et al. 2007, with linear counting when small). */
+static double hll__estimate(const u8 *reg)
+{
+	double m = 1 << HLL_BITS, sum = 0, e;
+	int i, zeros = 0;
+
+	for (i = 0; i < 1 << HLL_BITS; i++) {
+		sum += ldexp(1, -reg[i]);
+		zeros += !reg[i];
+	}
+	e = 0.7213 / (1 + 1.079 / m) * m * m / sum;
+	if (e <= 2.5 * m && zeros)
+		e = m * log(m / zeros);
+	return e;
+}
+
 /* ---- address -> latest access ---- */
+
+/*
+ * Big tables are probed at random: back them with huge pages where the
+ * kernel allows (THP "madvise"), so a probe is a cache miss and not also a
+ * TLB miss (a page walk per access, worse under virtualization).
+ */
+#define HUGE_SZ	(2UL << 20)
+
+/* 2 MiB-aligned, so every part of the table can be a huge page. */
+static void *big__alloc(size_t size)
+{
+	size_t len = size + HUGE_SZ;
+	u8 *p, *a;
+
+	if (size < HUGE_SZ)
+		return malloc(size);
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	a = (u8 *)(((unsigned long)p + HUGE_SZ - 1) & ~(HUGE_SZ - 1));
+	if (a > p)
+		munmap(p, a - p);
+	if (a + size < p + len)
+		munmap(a + size, p + len - (a + size));
+	madvise(a, size, MADV_HUGEPAGE);
+	return a;
+}
+
+static void big__free(void *p, size_t size)
+{
+	if (size < HUGE_SZ)
+		free(p);
+	else if (p)
+		munmap(p, size);
+}
+
+static void etab__free(struct etab *t)
+{
+	if (t->v)
+		big__free(t->v, (t->mask + 1) * sizeof(*t->v));
+}
 
 static int etab__grow(struct etab *t)
 {
 	u64 cap = t->v ? (t->mask + 1) * 2 : 1024, i;
-	struct ent *v = malloc(cap * sizeof(*v));
+	struct ent *v = big__alloc(cap * sizeof(*v));
 
 	if (!v)
 		return -ENOMEM;
@@ -88,7 +185,7 @@ static int etab__grow(struct etab *t)
 				j = (j + 1) & (cap - 1);
 			v[j] = t->v[i];
 		}
-		free(t->v);
+		etab__free(t);
 	}
 	t->v = v;
 	t->mask = cap - 1;
@@ -109,17 +206,24 @@ static struct ent *etab__find(const struct etab *t, u64 key)
 	}
 }
 
-/* Find @key or add it as last accessed by thread @thr. */
-static int etab__get(struct etab *t, u64 key, u32 thr, struct ent **ep,
-		     int *is_new)
+/* Find @key (hash @h) or add it as last accessed by thread @thr. */
+static inline __attribute__((always_inline)) int etab__get(struct etab *t, u64 key, u64 h, u32 thr,
+			    struct ent **ep, int *is_new)
 {
-	struct ent *e = etab__find(t, key);
+	struct ent *e;
 	u64 i;
 
-	*is_new = 0;
-	if (e) {
-		*ep = e;
-		return 0;
+	if (t->v) {
+		for (i = h & t->mask;; i = (i + 1) & t->mask) {
+			e = &t->v[i];
+			if (e->last_thr == EMPTY_THR)
+				break;
+			if (e->key == key) {
+				*is_new = 0;
+				*ep = e;
+				return 0;
+			}
+		}
 	}
 	if (!t->v || (t->n + 1) * 8 > (t->mask + 1) * 5) {
 		int err = etab__grow(t);
@@ -127,8 +231,7 @@ static int etab__get(struct etab *t, u64 key, u32 thr, struct ent **ep,
 		if (err)
 			return err;
 	}
-	for (i = lp_hash64(key) & t->mask; t->v[i].last_thr != EMPTY_THR;
-	     i = (i + 1) & t->mask)
+	for (i = h & t->mask; t->v[i].last_thr != EMPTY_THR; i = (i + 1) & t->mask)
 		;
 	e = &t->v[i];
 	e->key = key;
@@ -224,90 +327,146 @@ static void atab__exit(struct atab *t)
 	free(t->v);
 }
 
-/* ---- Fenwick tree of latest-access markers ---- */
+/* ---- time axis: marker bitmap + Fenwick tree over its words ---- */
 
-static void fw__add(struct stream *s, u32 slot, int delta)
+static inline __attribute__((always_inline)) void fw__add(struct stream *s, u32 blk, int delta)
 {
-	u64 i;
+	u32 i;
 
-	for (i = (u64)slot + 1; i <= s->cap; i += i & -i)
+	for (i = blk + 1; i <= s->nblk; i += i & -i)
 		s->fw[i] += delta;
 }
 
-/* Markers in slots [0, slot]. */
-static u64 fw__prefix(const struct stream *s, u32 slot)
+/* Markers in words [0, blk). */
+static inline __attribute__((always_inline)) u64 fw__prefix(const struct stream *s, u32 blk)
 {
-	u64 i, sum = 0;
+	u64 sum = 0;
+	u32 i;
 
-	for (i = (u64)slot + 1; i > 0; i -= i & -i)
+	for (i = blk; i > 0; i -= i & -i)
 		sum += s->fw[i];
 	return sum;
 }
 
-/*
- * Renumber the live markers 0..nlive-1 in time order into fresh arrays of
- * at least twice that size, so the next compaction is nlive accesses away
- * (amortized O(1) per access).
- */
-static int stream__compact(struct stream *s, u32 min_slots)
+/* Markers in slots after @slot: the distinct keys accessed since. */
+static inline __attribute__((always_inline)) u64 stream__after(const struct stream *s, u32 slot)
 {
-	u64 want = 2 * (s->nlive + 1), i;
-	u32 cap, j = 0, *fw;
-	u64 *owner, *mark;
+	u32 w = slot / 64;
+	u64 upto = s->mark[w] & ((2ULL << (slot % 64)) - 1);
+
+	return s->nlive - fw__prefix(s, w) - __builtin_popcountll(upto);
+}
+
+static void stream__free_axis(struct stream *s)
+{
+	free(s->rank);
+	free(s->fw);
+	free(s->mark);
+}
+
+/*
+ * Renumber the live markers 0..nlive-1 in time order, keeping room for
+ * twice as many accesses as there are live markers or keys (whichever is
+ * more), so the next compaction is that far away and its scan of the key
+ * table is amortized O(1) per access. The new slot of a key is its
+ * marker's rank, read off per-word prefix counts of the old bitmap. The
+ * arrays are rebuilt in place unless they must grow.
+ */
+static inline __attribute__((always_inline)) int
+compact_body(struct stream *s, u32 min_slots)
+{
+	u64 live = s->nlive, keys = s->tab.n, i;
+	u64 want = live + 2 * (live > keys ? live : keys) + 64;
+	u32 nblk, acc = 0;
 
 	if (want < min_slots)
 		want = min_slots;
 	if (want > MAX_SLOTS)
 		return -EOVERFLOW;
-	cap = want;
-	fw = calloc((u64)cap + 1, sizeof(*fw));
-	owner = malloc((u64)cap * sizeof(*owner));
-	mark = calloc(((u64)cap + 63) / 64, sizeof(*mark));
-	if (!fw || !owner || !mark) {
-		free(fw);
-		free(owner);
-		free(mark);
-		return -ENOMEM;
-	}
-	for (i = 0; i < s->next; i++) {
-		struct ent *e;
+	nblk = (want + 63) / 64;
+	if (nblk > s->alloc_blk) {
+		u32 *fw = malloc(((u64)nblk + 1) * sizeof(*fw));
+		u32 *rank = malloc((u64)nblk * sizeof(*rank));
+		u64 *mark = calloc(nblk, sizeof(*mark));
 
-		if (!(s->mark[i / 64] & (1ULL << (i % 64))))
-			continue;
-		e = etab__find(&s->tab, s->owner[i]);
-		e->slot = j;
-		owner[j] = s->owner[i];
-		mark[j / 64] |= 1ULL << (j % 64);
-		fw[j + 1] = 1;
-		j++;
+		if (!fw || !rank || !mark) {
+			free(fw);
+			free(rank);
+			free(mark);
+			return -ENOMEM;
+		}
+		if (s->nblk)
+			memcpy(mark, s->mark, (u64)s->nblk * sizeof(*mark));
+		stream__free_axis(s);
+		s->fw = fw;
+		s->rank = rank;
+		s->mark = mark;
+		s->alloc_blk = nblk;
 	}
-	/* linear-time Fenwick build */
-	for (i = 1; i <= cap; i++) {
+	for (i = 0; i < s->nblk; i++) {
+		s->rank[i] = acc;
+		acc += __builtin_popcountll(s->mark[i]);
+	}
+	for (i = 0; live && i <= s->tab.mask; i++) {
+		struct ent *e = &s->tab.v[i];
+		u32 w;
+
+		if (e->last_thr == EMPTY_THR || e->slot == NO_SLOT)
+			continue;
+		w = e->slot / 64;
+		e->slot = s->rank[w] + __builtin_popcountll(s->mark[w] &
+						((1ULL << (e->slot % 64)) - 1));
+	}
+	memset(s->mark, 0, (u64)nblk * sizeof(*s->mark));
+	for (i = 0; i < live / 64; i++)
+		s->mark[i] = ~0ULL;
+	if (live % 64)
+		s->mark[live / 64] = (1ULL << (live % 64)) - 1;
+	/* linear-time Fenwick build over the words' popcounts */
+	memset(s->fw, 0, ((u64)nblk + 1) * sizeof(*s->fw));
+	for (i = 1; i <= nblk; i++) {
 		u64 p = i + (i & -i);
 
-		if (p <= cap)
-			fw[p] += fw[i];
+		s->fw[i] += __builtin_popcountll(s->mark[i - 1]);
+		if (p <= nblk)
+			s->fw[p] += s->fw[i];
 	}
-	free(s->fw);
-	free(s->owner);
-	free(s->mark);
-	s->fw = fw;
-	s->owner = owner;
-	s->mark = mark;
-	s->cap = cap;
-	s->next = j;
+	s->cap = want;
+	s->nblk = nblk;
+	s->next = live;
 	return 0;
 }
 
-static void stream__unmark(struct stream *s, struct ent *e)
+/* A popcount per live key: one instruction where the CPU has it. */
+static int has_popcnt = -1;
+
+__attribute__((target("popcnt"))) static int
+compact_popcnt(struct stream *s, u32 min_slots)
 {
-	fw__add(s, e->slot, -1);
+	return compact_body(s, min_slots);
+}
+
+static int compact_generic(struct stream *s, u32 min_slots)
+{
+	return compact_body(s, min_slots);
+}
+
+static int stream__compact(struct stream *s, u32 min_slots)
+{
+	if (has_popcnt < 0)
+		has_popcnt = __builtin_cpu_supports("popcnt");
+	return has_popcnt ? compact_popcnt(s, min_slots) : compact_generic(s, min_slots);
+}
+
+static inline __attribute__((always_inline)) void stream__unmark(struct stream *s, struct ent *e)
+{
+	fw__add(s, e->slot / 64, -1);
 	s->mark[e->slot / 64] &= ~(1ULL << (e->slot % 64));
 	s->nlive--;
 	e->slot = NO_SLOT;
 }
 
-static int stream__mark(struct stream *s, struct ent *e, u32 min_slots)
+static inline __attribute__((always_inline)) int stream__mark(struct stream *s, struct ent *e, u32 min_slots)
 {
 	if (s->next == s->cap) {
 		int err = stream__compact(s, min_slots);
@@ -316,22 +475,44 @@ static int stream__mark(struct stream *s, struct ent *e, u32 min_slots)
 			return err;
 	}
 	e->slot = s->next++;
-	s->owner[e->slot] = e->key;
 	s->mark[e->slot / 64] |= 1ULL << (e->slot % 64);
-	fw__add(s, e->slot, 1);
+	fw__add(s, e->slot / 64, 1);
 	s->nlive++;
 	return 0;
 }
 
 static void stream__exit(struct stream *s)
 {
-	free(s->fw);
-	free(s->owner);
-	free(s->mark);
-	free(s->tab.v);
+	stream__free_axis(s);
+	etab__free(&s->tab);
 }
 
 /* ---- threads ---- */
+
+/*
+ * Holder lists matter only once a second thread can store: until then the
+ * one thread holds every live key, so the lists are built from its table
+ * when the second thread appears (one pass) and kept from then on.
+ */
+static int holders__seed(struct reuse_exact *re)
+{
+	const struct etab *t = &re->streams[0].tab;
+	u64 i;
+
+	for (i = 0; t->v && i <= t->mask; i++) {
+		struct aent *a;
+		int err;
+
+		if (t->v[i].last_thr == EMPTY_THR || t->v[i].slot == NO_SLOT)
+			continue;
+		err = atab__get(&re->holders, t->v[i].key, &a);
+		if (!err)
+			err = aent__add(a, 0);
+		if (err)
+			return err;
+	}
+	return 0;
+}
 
 static int reuse_exact__new_thread(struct reuse_exact *re, u32 tid)
 {
@@ -360,10 +541,17 @@ static int reuse_exact__new_thread(struct reuse_exact *re, u32 tid)
 	if (re->o.mode == REUSE_EXACT_PER_THREAD) {
 		memset(&re->streams[n], 0, sizeof(re->streams[n]));
 		re->nstreams++;
+		if (n == 1) {
+			int err = holders__seed(re);
+
+			if (err)
+				return err;
+		}
 	}
 	t = &re->thr[n];
 	memset(t, 0, sizeof(*t));
 	t->tid = tid;
+	reuse_mrc__init(&t->mrc);
 	reuse_hist__init(&t->stack, REUSE_STACK, re->o.gran);
 	reuse_hist__init(&t->time, REUSE_TIME, re->o.gran);
 	re->nthr++;
@@ -399,12 +587,28 @@ int reuse_exact__new(const struct reuse_exact_opts *opts,
 	if ((opts->mode != REUSE_EXACT_PER_THREAD &&
 	     opts->mode != REUSE_EXACT_SHARED) ||
 	    (opts->gran != REUSE_GRAN_ADDR && opts->gran != REUSE_GRAN_LINE) ||
-	    opts->init_slots > MAX_SLOTS)
+	    opts->init_slots > MAX_SLOTS ||
+	    !(opts->sample_rate >= 0 && opts->sample_rate <= 1))
 		return -EINVAL;
 	re = calloc(1, sizeof(*re));
 	if (!re)
 		return -ENOMEM;
 	re->o = *opts;
+	re->weight = 1;
+	if (opts->sample_rate > 0 && opts->sample_rate < 1) {
+		re->thresh = (u64)(opts->sample_rate * (1 << SHARDS_BITS) + 0.5);
+		if (!re->thresh) {
+			free(re);
+			return -EINVAL;		/* below one in 2^24 */
+		}
+		re->sampled = 1;
+		re->weight = (double)(1 << SHARDS_BITS) / (double)re->thresh;
+		re->hll = calloc(1 << HLL_BITS, 1);
+		if (!re->hll) {
+			free(re);
+			return -ENOMEM;
+		}
+	}
 	if (!re->o.init_slots)
 		re->o.init_slots = DEFAULT_SLOTS;
 	re->last_idx = -1;
@@ -432,6 +636,7 @@ void reuse_exact__delete(struct reuse_exact *re)
 	free(re->thr);
 	lp_map__exit(&re->tids);
 	atab__exit(&re->holders);
+	free(re->hll);
 	free(re);
 }
 
@@ -450,50 +655,100 @@ static int reuse_exact__invalidate(struct reuse_exact *re, u32 h, u64 key)
 	return 0;
 }
 
-int reuse_exact__access(struct reuse_exact *re, u32 tid, u64 addr,
-			int is_store, struct reuse_exact_res *res)
+static inline __attribute__((always_inline)) int hist_bin(u64 d)
 {
-	struct reuse_exact_res dummy;
-	struct reuse_exact_thread *thr;
-	struct stream *s;
-	struct ent *e;
-	u64 key = re->o.gran == REUSE_GRAN_LINE ? addr >> 6 : addr, now;
-	int ti, is_new, was_live, err;
+	return d ? 64 - __builtin_clzll(d) : 0;
+}
 
-	if (!res)
-		res = &dummy;
-	res->dist = res->time = 0;
-	ti = reuse_exact__thread_index(re, tid);
-	if (ti < 0)
-		return ti;
-	thr = &re->thr[ti];
-	s = re->o.mode == REUSE_EXACT_PER_THREAD ? &re->streams[ti] :
-						   &re->streams[0];
-	err = etab__get(&s->tab, key, ti, &e, &is_new);
+static inline __attribute__((always_inline)) struct stream *stream_of(struct reuse_exact *re, int ti)
+{
+	return re->o.mode == REUSE_EXACT_PER_THREAD ? &re->streams[ti] :
+						      &re->streams[0];
+}
+
+/* Another thread @ti stored to @key: drop the other holders' live uses. */
+static int reuse_exact__store(struct reuse_exact *re, int ti, u64 key,
+			      int was_live, int is_store)
+{
+	struct aent *a;
+	u32 i, *h, keep = 0;
+	int err;
+
+	err = atab__get(&re->holders, key, &a);
+	if (err)
+		return err;
+	if (!was_live) {
+		err = aent__add(a, ti);
+		if (err)
+			return err;
+	}
+	if (is_store && a->nh > 1) {
+		h = aent__holders(a);
+		for (i = 0; i < a->nh; i++) {
+			if (h[i] == (u32)ti) {
+				keep = 1;
+				continue;
+			}
+			if (reuse_exact__invalidate(re, h[i], key))
+				re->thr[ti].invalidations++;
+		}
+		a->nh = 0;
+		if (keep)
+			h[a->nh++] = ti;
+	}
+	return 0;
+}
+
+/* One access of thread index @ti to @key (lp_hash64(key) = @h). */
+static inline __attribute__((always_inline)) int access_one(struct reuse_exact *re, int ti, u64 key, u64 h,
+			     int is_store, struct reuse_exact_res *res)
+{
+	struct reuse_exact_thread *thr = &re->thr[ti];
+	struct stream *s = stream_of(re, ti);
+	double w = re->weight;
+	struct ent *e;
+	int is_new, was_live, err;
+	u64 now;
+
+	err = etab__get(&s->tab, key, h, ti, &e, &is_new);
 	if (err)
 		return err;
 	now = s->seq++;
+	thr->seen++;
 	thr->accesses++;
 	was_live = !is_new && e->slot != NO_SLOT;
 	if (is_new) {
 		res->kind = REUSE_EXACT_COLD;
 		thr->cold++;
-		thr->stack.cold += 1;
-		thr->time.cold += 1;
+		thr->stack.cold += w;
+		thr->time.cold += w;
+		thr->mrc.inf += w;
 	} else if (!was_live) {
 		res->kind = REUSE_EXACT_INVAL;
 		thr->inval_misses++;
-		thr->stack.inval += 1;
-		thr->time.inval += 1;
+		thr->stack.inval += w;
+		thr->time.inval += w;
+		thr->mrc.inf += w;
 	} else {
-		/* markers after e's slot: every marker sits before `now` */
-		u64 d = s->nlive - fw__prefix(s, e->slot);
-
 		res->kind = REUSE_EXACT_REUSE;
-		res->dist = d;
+		res->dist = stream__after(s, e->slot);
 		res->time = now - e->last_seq - 1;
-		reuse_hist__add(&thr->stack, d, 1);
-		reuse_hist__add(&thr->time, res->time, 1);
+		if (re->sampled) {
+			/*
+			 * What the sampled distances stand for in the full trace:
+			 * d >= 1 sampled keys in between say d/rate to (d+1)/rate
+			 * keys; a reproducible uniform offset spreads them over
+			 * that range, so the curve has no steps 1/rate apart.
+			 */
+			double u = (lp_hash64(key ^ (now * 0x9e3779b97f4a7c15ull)) >> 11) * 0x1p-53;
+
+			/* 0 stays 0: most are the same line touched again at once */
+			res->dist = res->dist ? (u64)(((double)res->dist + u) * w) : 0;
+			res->time = res->time ? (u64)(((double)res->time + u) * w) : 0;
+		}
+		thr->stack.bin[hist_bin(res->dist)] += w;
+		thr->time.bin[hist_bin(res->time)] += w;
+		reuse_mrc__add(&thr->mrc, res->dist, w);
 		thr->reuses++;
 		if (e->last_thr != (u32)ti)
 			thr->cross_thread++;
@@ -504,35 +759,223 @@ int reuse_exact__access(struct reuse_exact *re, u32 tid, u64 addr,
 		return err;
 	e->last_seq = now;
 	e->last_thr = ti;
+	/* one thread so far: it holds every key, nobody can invalidate */
+	if (re->o.mode == REUSE_EXACT_PER_THREAD && re->nthr > 1)
+		return reuse_exact__store(re, ti, key, was_live, is_store);
+	return 0;
+}
 
-	if (re->o.mode == REUSE_EXACT_PER_THREAD) {
-		struct aent *a;
-		u32 i, *h, keep = 0;
+static inline __attribute__((always_inline)) u64 key_of(const struct reuse_exact *re, u64 addr)
+{
+	return re->o.gran == REUSE_GRAN_LINE ? addr >> 6 : addr;
+}
 
-		err = atab__get(&re->holders, key, &a);
+int reuse_exact__access(struct reuse_exact *re, u32 tid, u64 addr,
+			int is_store, struct reuse_exact_res *res)
+{
+	struct reuse_exact_res dummy;
+	u64 key = key_of(re, addr);
+	int ti;
+
+	if (!res)
+		res = &dummy;
+	res->dist = res->time = 0;
+	ti = reuse_exact__thread_index(re, tid);
+	if (ti < 0)
+		return ti;
+	if (re->sampled && shards_hash(re, key) >= re->thresh) {
+		re->thr[ti].seen++;
+		res->kind = REUSE_EXACT_SKIPPED;
+		return 0;
+	}
+	return access_one(re, ti, key, lp_hash64(key), is_store, res);
+}
+
+/*
+ * The key table is the one structure that does not stay in cache: hash
+ * PREFETCH accesses ahead and touch their buckets, so the misses of
+ * consecutive accesses overlap instead of queueing; half way there, the
+ * bucket has arrived and its slot says which marker word to touch.
+ */
+#define PREFETCH 16
+
+static inline __attribute__((always_inline)) int
+batch_body(struct reuse_exact *re, const struct reuse_exact_acc *v, size_t n)
+{
+	u64 hash[PREFETCH];
+	struct reuse_exact_res res;
+	size_t i;
+	int err;
+
+	for (i = 0; i < n && i < PREFETCH; i++)
+		hash[i] = lp_hash64(key_of(re, v[i].addr));
+	for (i = 0; i < n; i++) {
+		u64 key = key_of(re, v[i].addr), h = hash[i % PREFETCH];
+		int ti = v[i].tid == re->last_tid && re->last_idx >= 0 ? re->last_idx :
+			 reuse_exact__thread_index(re, v[i].tid);
+		/* the stream of a later access is a guess: this one's */
+		struct stream *s = stream_of(re, ti);
+
+		if (ti < 0)
+			return ti;
+		if (s->tab.v && i + PREFETCH / 2 < n) {
+			u64 h1 = hash[(i + PREFETCH / 2) % PREFETCH];
+			const struct ent *e = &s->tab.v[h1 & s->tab.mask];
+
+			if (e->slot < s->cap && e->key == key_of(re, v[i + PREFETCH / 2].addr))
+				__builtin_prefetch(&s->mark[e->slot / 64]);
+		}
+		if (i + PREFETCH < n) {
+			u64 h2 = lp_hash64(key_of(re, v[i + PREFETCH].addr));
+
+			hash[i % PREFETCH] = h2;
+			if (s->tab.v)
+				__builtin_prefetch(&s->tab.v[h2 & s->tab.mask]);
+		}
+		err = access_one(re, ti, key, h, v[i].is_store, &res);
 		if (err)
 			return err;
-		if (!was_live) {
-			err = aent__add(a, ti);
-			if (err)
-				return err;
-		}
-		if (is_store && a->nh > 1) {
-			h = aent__holders(a);
-			for (i = 0; i < a->nh; i++) {
-				if (h[i] == (u32)ti) {
-					keep = 1;
-					continue;
-				}
-				if (reuse_exact__invalidate(re, h[i], key))
-					thr->invalidations++;
-			}
-			a->nh = 0;
-			if (keep)
-				h[a->nh++] = ti;
-		}
 	}
 	return 0;
+}
+
+/* The marker counts are popcounts: one instruction where the CPU has it. */
+__attribute__((target("popcnt"))) static int
+batch_popcnt(struct reuse_exact *re, const struct reuse_exact_acc *v, size_t n)
+{
+	return batch_body(re, v, n);
+}
+
+static int batch_generic(struct reuse_exact *re, const struct reuse_exact_acc *v,
+			 size_t n)
+{
+	return batch_body(re, v, n);
+}
+
+/*
+ * SHARDS: most accesses are rejected by one hash and a compare; the few
+ * sampled ones go through the exact path in small batches.
+ */
+#define SAMPLED_BATCH 256
+
+static inline __attribute__((always_inline)) int
+batch_sampled(struct reuse_exact *re, const struct reuse_exact_acc *v, size_t n,
+	      int (*body)(struct reuse_exact *, const struct reuse_exact_acc *, size_t))
+{
+	struct reuse_exact_acc buf[SAMPLED_BATCH];
+	u64 thresh = re->thresh, skipped = 0;
+	u32 tid;
+	size_t i, nb = 0;
+	int ti, err;
+
+	if (!n)
+		return 0;
+	tid = v[0].tid;
+	ti = reuse_exact__thread_index(re, tid);
+	if (ti < 0)
+		return ti;
+	for (i = 0; i < n; i++) {
+		if (v[i].tid != tid) {
+			re->thr[ti].seen += skipped;
+			skipped = 0;
+			tid = v[i].tid;
+			ti = reuse_exact__thread_index(re, tid);
+			if (ti < 0)
+				return ti;
+		}
+		if (shards_hash(re, key_of(re, v[i].addr)) >= thresh) {
+			skipped++;
+			continue;
+		}
+		buf[nb++] = v[i];
+		if (nb == SAMPLED_BATCH) {
+			re->thr[ti].seen += skipped;
+			skipped = 0;
+			err = body(re, buf, nb);
+			if (err)
+				return err;
+			nb = 0;
+			ti = reuse_exact__thread_index(re, tid);
+		}
+	}
+	re->thr[ti].seen += skipped;
+	return nb ? body(re, buf, nb) : 0;
+}
+
+__attribute__((target("popcnt"))) static int
+sampled_popcnt(struct reuse_exact *re, const struct reuse_exact_acc *v, size_t n)
+{
+	return batch_sampled(re, v, n, batch_popcnt);
+}
+
+static int sampled_generic(struct reuse_exact *re, const struct reuse_exact_acc *v,
+			   size_t n)
+{
+	return batch_sampled(re, v, n, batch_generic);
+}
+
+int reuse_exact__access_batch(struct reuse_exact *re,
+			      const struct reuse_exact_acc *v, size_t n)
+{
+	if (has_popcnt < 0)
+		has_popcnt = __builtin_cpu_supports("popcnt");
+	if (re->sampled)
+		return has_popcnt ? sampled_popcnt(re, v, n) : sampled_generic(re, v, n);
+	return has_popcnt ? batch_popcnt(re, v, n) : batch_generic(re, v, n);
+}
+
+/* Add @d (may be < 0) to *@bin0, keeping it >= 0; what was added. */
+static double adjust_bin0(double *bin0, double d)
+{
+	if (*bin0 + d < 0)
+		d = -*bin0;
+	*bin0 += d;
+	return d;
+}
+
+void reuse_exact__finish(struct reuse_exact *re)
+{
+	double expect;
+	int i;
+
+	if (!re->sampled || re->finished)
+		return;
+	re->finished = 1;
+	/* every distinct key has a table entry in its stream, or in the holders' */
+	re->keys_sampled = re->o.mode == REUSE_EXACT_SHARED || re->nthr <= 1 ?
+			   (re->nstreams ? re->streams[0].tab.n : 0) : re->holders.n;
+	re->keys_est = hll__estimate(re->hll);
+	/*
+	 * The sampled accesses to expect are the thread's accesses x the share
+	 * of the keys sampled (not the nominal rate: the sample of keys is
+	 * itself off by a few percent, and that part of the difference is
+	 * not hot reuses; normalizing by the sample handles it).
+	 */
+	expect = re->keys_sampled && re->keys_est > 0 ?
+		 fmin(1, (double)re->keys_sampled / re->keys_est) : 1 / re->weight;
+	for (i = 0; i < re->nthr; i++) {
+		struct reuse_exact_thread *t = &re->thr[i];
+		double d = ((double)t->seen * expect - (double)t->accesses) * re->weight;
+
+		/* the curve may hold less than nothing at 0: it is cut at 1 */
+		t->mrc.bin[0] += d;
+		d = adjust_bin0(&t->stack.bin[0], d);
+		t->time.bin[0] += d;
+	}
+}
+
+int reuse_exact__sample_keys(const struct reuse_exact *re, u64 *sampled, double *est)
+{
+	if (!re->sampled || !re->finished)
+		return -EINVAL;
+	*sampled = re->keys_sampled;
+	*est = re->keys_est;
+	return 0;
+}
+
+double reuse_exact__sample_rate(const struct reuse_exact *re)
+{
+	return re->sampled ? 1 / re->weight : 1;
 }
 
 int reuse_exact__nr_threads(const struct reuse_exact *re)
@@ -552,6 +995,7 @@ void reuse_exact__sum(const struct reuse_exact *re,
 	int i;
 
 	memset(sum, 0, sizeof(*sum));
+	reuse_mrc__init(&sum->mrc);
 	reuse_hist__init(&sum->stack, REUSE_STACK, re->o.gran);
 	reuse_hist__init(&sum->time, REUSE_TIME, re->o.gran);
 	for (i = 0; i < re->nthr; i++) {
@@ -564,6 +1008,8 @@ void reuse_exact__sum(const struct reuse_exact *re,
 		sum->invalidated += t->invalidated;
 		sum->invalidations += t->invalidations;
 		sum->cross_thread += t->cross_thread;
+		sum->seen += t->seen;
+		reuse_mrc__merge(&sum->mrc, &t->mrc);
 		reuse_hist__merge(&sum->stack, &t->stack);
 		reuse_hist__merge(&sum->time, &t->time);
 	}

@@ -1,19 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Exact reuse distance of a full access trace, O(N log M) for N accesses
- * and M distinct addresses: a Fenwick tree over access slots holds a 1 at
- * the latest access of every address, a hash maps address -> that slot, so
- * the distance of a reuse is the number of 1s after the previous slot. Slots
- * are renumbered (compacted) when they run out, so memory follows the number
- * of distinct addresses, not the trace length.
+ * and M distinct addresses: a bitmap over access slots holds a 1 at the
+ * latest access of every address (a Fenwick tree counts its words), a hash
+ * maps address -> that slot, so the distance of a reuse is the number of
+ * 1s after the previous slot. Slots are renumbered (compacted) when they
+ * run out, so memory follows the number of distinct addresses, not the
+ * trace length. With a sample rate, SHARDS: the same on a spatial sample.
  *
  *   struct reuse_exact *re;
  *   struct reuse_exact_opts o = { .mode = REUSE_EXACT_PER_THREAD,
  *                                 .gran = REUSE_GRAN_LINE };
  *   reuse_exact__new(&o, &re);
- *   while (...) reuse_exact__access(re, tid, addr, is_store);
+ *   while (...) reuse_exact__access(re, tid, addr, is_store, NULL);
+ *   // or, faster: reuse_exact__access_batch(re, accs, n);
+ *   reuse_exact__finish(re);
  *   for (i = 0; i < reuse_exact__nr_threads(re); i++)
- *           t = reuse_exact__thread(re, i);	// t->stack, t->time, counters
+ *           t = reuse_exact__thread(re, i);	// t->stack, t->time, t->mrc, counters
  *   reuse_exact__delete(re);
  *
  * Modes:
@@ -42,6 +45,7 @@
 #define LP_REUSE_EXACT_H
 #include "core/types.h"
 #include "core/reuse-hist.h"
+#include "core/reuse-mrc.h"
 
 enum reuse_exact_mode {
 	REUSE_EXACT_PER_THREAD = 0,
@@ -52,12 +56,21 @@ struct reuse_exact_opts {
 	enum reuse_exact_mode mode;
 	enum reuse_gran gran;
 	u32 init_slots;		/* initial Fenwick capacity; 0: 65536 */
+	/*
+	 * SHARDS (Waldspurger et al., FAST 2015): 0 or 1 for every key, else
+	 * only the keys with hash(key) mod 2^24 < rate x 2^24 (a spatial
+	 * sample: all accesses of a sampled key, none of the others). Each
+	 * sampled distance is scaled by 1/rate and weighs 1/rate, so the
+	 * histograms and the curve estimate the full trace's.
+	 */
+	double sample_rate;
 };
 
 /* Results of one thread (in SHARED mode: of the accesses it made). */
 struct reuse_exact_thread {
 	u32 tid;
-	u64 accesses;
+	u64 seen;		/* accesses, sampled or not */
+	u64 accesses;		/* accesses processed (all, or the sampled) */
 	u64 reuses;		/* accesses with a finite distance */
 	u64 cold;		/* first access to the address */
 	u64 inval_misses;	/* access after its use was invalidated */
@@ -66,11 +79,12 @@ struct reuse_exact_thread {
 	u64 cross_thread;	/* SHARED: reuses of another thread's use */
 	struct reuse_hist stack;	/* REUSE_STACK */
 	struct reuse_hist time;		/* REUSE_TIME */
+	struct reuse_mrc mrc;		/* stack distances, finer bins */
 };
 
 struct reuse_exact;
 
-/* -EINVAL on a bad mode or granularity, -ENOMEM. */
+/* -EINVAL on a bad mode, granularity or sample rate, -ENOMEM. */
 int reuse_exact__new(const struct reuse_exact_opts *opts,
 		     struct reuse_exact **rep);
 void reuse_exact__delete(struct reuse_exact *re);
@@ -79,6 +93,7 @@ enum reuse_exact_kind {
 	REUSE_EXACT_COLD = 0,
 	REUSE_EXACT_INVAL = 1,	/* previous use was invalidated */
 	REUSE_EXACT_REUSE = 2,
+	REUSE_EXACT_SKIPPED = 3,	/* SHARDS: the key is not sampled */
 };
 
 /* What one access was (for attribution to code or data). */
@@ -89,12 +104,49 @@ struct reuse_exact_res {
 };
 
 /*
- * One access, in trace order; @res (may be NULL) says what it was.
+ * One access, in trace order; @res (may be NULL) says what it was (with
+ * SHARDS: kind COLD and distance 0 for an access not sampled, distances
+ * scaled).
  * 0, -ENOMEM, or -EOVERFLOW (> 2^30 live addresses in one stream).
  * After an error the object can only be deleted.
  */
 int reuse_exact__access(struct reuse_exact *re, u32 tid, u64 addr,
 			int is_store, struct reuse_exact_res *res);
+
+/* One access of a batch. */
+struct reuse_exact_acc {
+	u64 addr;
+	u32 tid;
+	u32 is_store;
+};
+
+/*
+ * @n accesses in trace order, as many reuse_exact__access() calls, only
+ * faster: the key table lookups of later accesses are prefetched. Same
+ * errors.
+ */
+int reuse_exact__access_batch(struct reuse_exact *re,
+			      const struct reuse_exact_acc *v, size_t n);
+
+/*
+ * After the last access. SHARDS only (a no-op when exact): the sampled
+ * accesses of a thread are rarely its accesses x the share of keys
+ * sampled (a hot key in or out of the sample swings them), and the
+ * difference is mostly hot short reuses, so it goes to distance 0
+ * (SHARDS_adj, Waldspurger et al. 2015, 4.2). The share is the distinct
+ * keys sampled over all distinct keys (a HyperLogLog estimate), not the
+ * nominal rate: the sample of keys is itself off by a few percent, which
+ * moves no mass to distance 0. The curve's bin 0 may go below 0 (the miss
+ * ratio is cut at 1); the histograms give a surplus only as far as their
+ * distance-0 bins hold it. Idempotent.
+ */
+void reuse_exact__finish(struct reuse_exact *re);
+
+/* SHARDS, after finish: distinct keys sampled, all distinct keys (estimated). */
+int reuse_exact__sample_keys(const struct reuse_exact *re, u64 *sampled, double *est);
+
+/* The rate keys are sampled at (the one applied, a multiple of 2^-24); 1: exact. */
+double reuse_exact__sample_rate(const struct reuse_exact *re);
 
 /* Threads in order of first appearance. */
 int reuse_exact__nr_threads(const struct reuse_exact *re);

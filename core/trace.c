@@ -28,6 +28,9 @@ struct trace {
 	const u8 *pp;
 	size_t pn;
 	char line[TRACE_LINE_MAX + 1];
+	enum trace_format fmt;
+	int pending;		/* lackey M: the store after the load returned */
+	struct trace_access pend;
 };
 
 static int set_err(char *err, size_t errlen, int ret, const char *fmt, ...)
@@ -221,23 +224,57 @@ static int trace__getline(struct trace *t, char *err, size_t errlen)
 	return 1;
 }
 
+/* The format of a trace, from its first line that is not blank or '#'. */
+static enum trace_format detect(const char *l)
+{
+	if ((l[0] == '=' && l[1] == '=') || (l[0] == 'I' && l[1] == ' ') ||
+	    (l[0] == ' ' && l[1] && strchr("LSM", l[1]) && l[2] == ' '))
+		return TRACE_FMT_LACKEY;
+	return TRACE_FMT_NATIVE;
+}
+
 int trace__next(struct trace *t, struct trace_access *a, char *err,
 		size_t errlen)
 {
 	char msg[192];
 	int ret;
 
+	if (t->pending) {
+		t->pending = 0;
+		*a = t->pend;
+		return 1;
+	}
 	for (;;) {
 		ret = trace__getline(t, err, errlen);
 		if (ret <= 0)
 			return ret;
-		ret = trace__parse_line(t->line, a, msg, sizeof(msg));
+		if (t->fmt == TRACE_FMT_UNKNOWN) {
+			const char *p = t->line + strspn(t->line, " \t\r");
+
+			if (!*p || *p == '#')
+				continue;
+			t->fmt = detect(t->line);
+		}
+		if (t->fmt == TRACE_FMT_LACKEY)
+			ret = trace__parse_lackey_line(t->line, a, msg, sizeof(msg));
+		else
+			ret = trace__parse_line(t->line, a, msg, sizeof(msg));
 		if (ret < 0)
 			return set_err(err, errlen, ret, "%s:%llu: %s", t->path,
 				       (unsigned long long)t->lineno, msg);
+		if (ret == 2) {		/* modify: the load now, the store next */
+			t->pend = *a;
+			t->pend.op = TRACE_WRITE;
+			t->pending = 1;
+		}
 		if (ret > 0)
 			return 1;
 	}
+}
+
+enum trace_format trace__format(const struct trace *t)
+{
+	return t->fmt;
 }
 
 /* ---- one line ---- */
@@ -284,7 +321,9 @@ static int parse_num(const char *s, int n, int base, u64 *v)
 			dig = c - 'A' + 10;
 		else
 			return -1;
-		if (x > (UINT64_MAX - dig) / base)
+		/* overflow, without a division per digit */
+		if (base == 16 ? x >> 60 != 0 :
+		    x > UINT64_MAX / 10 || (x == UINT64_MAX / 10 && (u64)dig > UINT64_MAX % 10))
 			return -1;
 		x = x * base + dig;
 	}
@@ -344,4 +383,48 @@ int trace__parse_line(const char *line, struct trace_access *a, char *err,
 		return set_err(err, errlen, -EINVAL,
 			       "unexpected '%.*s' after the time (at most 5 fields)", n, tok);
 	return 1;
+}
+
+/*
+ * valgrind --tool=lackey --trace-mem=yes: "I  ADDR,SIZE" (an instruction
+ * fetch: not a data access), " L ADDR,SIZE", " S ...", " M ..." (modify:
+ * a load then a store), ADDR in hex; "==PID== ..." lines are valgrind's.
+ */
+int trace__parse_lackey_line(const char *line, struct trace_access *a, char *err,
+			     size_t errlen)
+{
+	const char *s = line, *tok, *comma;
+	int n, ret = 1;
+	u64 v;
+
+	if (line[0] == '=' && line[1] == '=')
+		return 0;
+	tok = token(&s, &n);
+	if (!tok)
+		return 0;
+	if (n == 1 && tok[0] == 'I')
+		return 0;
+	memset(a, 0, sizeof(*a));
+	a->tid = 1;		/* lackey names no thread: valgrind runs one at a time */
+	if (n == 1 && tok[0] == 'L')
+		a->op = TRACE_READ;
+	else if (n == 1 && tok[0] == 'S')
+		a->op = TRACE_WRITE;
+	else if (n == 1 && tok[0] == 'M')
+		ret = 2;	/* TRACE_READ, then the caller's store */
+	else
+		return set_err(err, errlen, -EINVAL,
+			       "bad lackey line '%.40s' (expected I, L, S or M ADDR,SIZE)", line);
+	tok = token(&s, &n);
+	comma = tok ? memchr(tok, ',', n) : NULL;
+	if (!comma || parse_num(tok, comma - tok, 16, &a->addr))
+		return set_err(err, errlen, -EINVAL,
+			       "bad lackey access '%.*s' (expected hex ADDR,SIZE)", tok ? n : 0,
+			       tok ? tok : "");
+	if (parse_num(comma + 1, tok + n - comma - 1, 10, &v) || !v || v > UINT32_MAX)
+		return set_err(err, errlen, -EINVAL, "bad lackey size in '%.*s'", n, tok);
+	a->size = v;
+	if (token(&s, &n))
+		return set_err(err, errlen, -EINVAL, "unexpected text after a lackey access");
+	return ret;
 }

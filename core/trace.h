@@ -10,7 +10,11 @@
  *	1235 W 7f3a12c8 4 1700000123
  *
  * A file compressed with zstd is recognized by its magic number and
- * decompressed as it streams. "-" reads standard input.
+ * decompressed as it streams. "-" reads standard input. Valgrind lackey's
+ * --trace-mem=yes output is recognized by its first line that is not
+ * blank or a '#' comment (" L 0402c1e8,8", "I  04011a70,3", "==123== ...")
+ * and read as one thread's (tid 1) loads and stores; a modify (M) is a
+ * load then a store, instruction fetches (I) are skipped.
  *
  *   struct trace *t;
  *   struct trace_access a;
@@ -40,6 +44,12 @@ struct trace_access {
 	u64 time;		/* as written; lociprof uses the line order */
 };
 
+enum trace_format {
+	TRACE_FMT_UNKNOWN = 0,	/* no access line read yet */
+	TRACE_FMT_NATIVE = 1,	/* lociprof-trace(5) */
+	TRACE_FMT_LACKEY = 2,	/* valgrind --tool=lackey --trace-mem=yes */
+};
+
 struct trace;
 
 /* 0, or -errno with the reason in @err. */
@@ -52,10 +62,22 @@ int trace__next(struct trace *t, struct trace_access *a, char *err,
 
 void trace__close(struct trace *t);
 
+/* What the trace was detected as so far. */
+enum trace_format trace__format(const struct trace *t);
+
 /*
  * One line of text without its newline: 1 and @a filled for an access, 0
  * for a blank or comment line, -EINVAL with the reason in @err.
  */
 int trace__parse_line(const char *line, struct trace_access *a, char *err,
 		      size_t errlen);
+
+/*
+ * One lackey line: 1 and @a filled (tid 1) for a load or store, 2 for a
+ * modify (@a is its load; the store to the same bytes follows), 0 for an
+ * instruction fetch, a valgrind "==" line or a blank one, -EINVAL with the
+ * reason in @err.
+ */
+int trace__parse_lackey_line(const char *line, struct trace_access *a, char *err,
+			     size_t errlen);
 #endif

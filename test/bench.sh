@@ -47,6 +47,22 @@ S() {	# similarity of two comdetect/reuse JSON files, all
 echo "# lociprof bench: $(nproc) cpus, $(uname -r), $("$LP" --version), median of $RUNS runs"
 PERF_REGS=ax,bx,cx,dx,si,di,bp,sp,ip,flags,r8,r9,r10,r11,r12,r13,r14,r15
 
+if section engine; then
+	echo
+	echo "## trace engines fed from memory (no parsing): exact and SHARDS (--sample-rate)"
+	if [ -x test/bench/reuse-engine ]; then
+		# a RIBench trace of the long shapes, one thread, outer 1 (3.8 M accesses)
+		"$MB/ribench" --threads 1 --outer 1 --a 2 --a1 100000 --b 2 --b1 200000 --c 2 --c1 400000 \
+			--d 1 --d1 800000 --e 1 --e1 1600000 --inv 0 --trace "$TMP/rib.trace"
+		test/bench/reuse-engine -t "$TMP/rib.trace"
+		echo "# goals: exact >= 15 M/s at M=1e6 and >= 30 M/s at M=1e5; SHARDS >= 150 M/s at"
+		echo "# M=1e6; SHARDS miss-ratio curve MAE <= 0.01. CPU time of this process: on a"
+		echo "# loaded machine other processes still share its caches"
+	else
+		echo "skipped: test/bench/reuse-engine is not built (make bench builds it)"
+	fi
+fi
+
 if section record; then
 	echo
 	echo "## record overhead (soft facility, default period 100 us), vs native and vs perf record"

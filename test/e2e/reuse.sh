@@ -52,6 +52,30 @@ print(key(a['bins']) == key(b['bins']) and key(a['time_bins']) == key(b['time_bi
 	done
 done
 
+# --- SHARDS (--sample-rate): an estimate that says so, near the exact curve
+args=$(cfg ci-long-multimodal)
+"$RIB" $args --trace "$TMP/t.txt"
+"$LOCIPROF" reuse --trace "$TMP/t.txt" --granularity line --json "$TMP/ex.json" > /dev/null
+"$LOCIPROF" reuse --trace "$TMP/t.txt" --granularity line --sample-rate 0.5 \
+	--json "$TMP/sh.json" > "$TMP/sh.txt"
+grep -q "ESTIMATE (SHARDS.*rate 0.5" "$TMP/sh.txt" && ok "--sample-rate: the text says it is a SHARDS estimate and at what rate" ||
+	fail "--sample-rate text" "$(head -5 "$TMP/sh.txt")"
+got=$(python3 -c "
+import json,sys
+e=json.load(open(sys.argv[1])); s=json.load(open(sys.argv[2]))
+assert e['estimate'] is None and e['mrc_source'] == 'exact'
+est=s['estimate']; assert est['method'] == 'SHARDS' and abs(est['sample_rate'] - 0.5) < 1e-6, est
+assert 0 < est['sampled_accesses'] < est['accesses'], est
+em={p['lines']: p['miss_ratio'] for p in e['mrc']}; sm={p['lines']: p['miss_ratio'] for p in s['mrc']}
+assert all(p['bytes'] == 64 * p['lines'] for p in e['mrc'])
+k=[x for x in em if x in sm and x >= 2]
+print('%.3f' % (sum(abs(em[x] - sm[x]) for x in k) / len(k)))" "$TMP/ex.json" "$TMP/sh.json" 2>&1)
+ge 0.05 "$got" 2> /dev/null && ok "--sample-rate 0.5: JSON estimate block, miss-ratio curve within 0.05 of the exact one ($got)" ||
+	fail "--sample-rate JSON" "$got"
+"$LOCIPROF" reuse --sample-rate 0.1 true > /dev/null 2> "$TMP/err"; rc=$?
+[ $rc = 129 ] && grep -q "trace" "$TMP/err" && ok "--sample-rate without --trace is a usage error" ||
+	fail "--sample-rate without --trace" "exit $rc: $(cat "$TMP/err")"
+
 if wp_fires; then
 # --- sampled, live. The ci- configurations reuse within 0.1-3 us of CPU
 # time, under the 10-80 us a held sample and its trap add on this VM (and

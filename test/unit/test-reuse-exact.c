@@ -409,3 +409,88 @@ LP_TEST_TIMEOUT(test_reuse_exact_vs_naive, "reuse-exact: matches a naive O(N^2) 
 	free(stored);
 	return TEST_OK;
 }
+
+/*
+ * The batched path (prefetching, holder lists built only when a second
+ * thread appears) against the oracle: histograms bit-identical per thread.
+ * One thread alone first, so the holder lists are seeded mid-trace.
+ */
+LP_TEST_TIMEOUT(test_reuse_exact_batch_vs_naive, "reuse-exact: batched histograms equal the naive oracle's in all modes and granularities", 60)
+{
+	enum { N = 6000, SOLO = 2000, THREADS = 3 };
+	struct acc *tr = malloc(N * sizeof(*tr));
+	struct reuse_exact_acc *v = malloc(N * sizeof(*v));
+	unsigned char *seen = malloc(1 << 16), *stored = malloc(1 << 16);
+	unsigned int seed = 777;
+	int mode, gran, i, checked = 0;
+
+	TEST_ASSERT(tr && v && seen && stored, "malloc");
+	for (i = 0; i < N; i++) {
+		int hot = rand_r(&seed) % 2;
+
+		tr[i].tid = i < SOLO ? 100 : 100 + rand_r(&seed) % THREADS;
+		tr[i].addr = 0x8000 + 8 * (hot ? rand_r(&seed) % 50 : rand_r(&seed) % 900);
+		tr[i].store = rand_r(&seed) % 10 < 3;
+		v[i] = (struct reuse_exact_acc){ .addr = tr[i].addr, .tid = tr[i].tid,
+						 .is_store = tr[i].store };
+	}
+	for (mode = 0; mode < 2; mode++) {
+		for (gran = 0; gran < 2; gran++) {
+			struct reuse_hist want[THREADS][2];
+			struct reuse_exact *re = new_re(mode, gran, 4);
+			int done, t, k;
+
+			TEST_ASSERT(re, "new");
+			for (t = 0; t < THREADS; t++) {
+				reuse_hist__init(&want[t][0], REUSE_STACK, gran);
+				reuse_hist__init(&want[t][1], REUSE_TIME, gran);
+			}
+			for (i = 0; i < N; i++) {
+				struct reuse_exact_res r;
+
+				naive(tr, i, mode == REUSE_EXACT_PER_THREAD, gran, seen, stored, &r);
+				t = tr[i].tid - 100;
+				if (r.kind == REUSE_EXACT_COLD) {
+					want[t][0].cold++;
+					want[t][1].cold++;
+				} else if (r.kind == REUSE_EXACT_INVAL) {
+					want[t][0].inval++;
+					want[t][1].inval++;
+				} else {
+					reuse_hist__add(&want[t][0], r.dist, 1);
+					reuse_hist__add(&want[t][1], r.time, 1);
+				}
+			}
+			/* uneven batches, so prefetching crosses batch ends */
+			for (done = 0; done < N; done += k) {
+				k = 1 + rand_r(&seed) % 300;
+				if (k > N - done)
+					k = N - done;
+				TEST_ASSERT(!reuse_exact__access_batch(re, v + done, k), "batch at %d", done);
+			}
+			TEST_ASSERT(reuse_exact__nr_threads(re) == THREADS, "threads=%d",
+				    reuse_exact__nr_threads(re));
+			for (i = 0; i < THREADS; i++) {
+				const struct reuse_exact_thread *th = reuse_exact__thread(re, i);
+
+				t = th->tid - 100;
+				TEST_ASSERT(!memcmp(th->stack.bin, want[t][0].bin, sizeof(want[t][0].bin)) &&
+					    th->stack.cold == want[t][0].cold &&
+					    th->stack.inval == want[t][0].inval,
+					    "mode %d gran %d tid %u: stack histogram differs",
+					    mode, gran, th->tid);
+				TEST_ASSERT(!memcmp(th->time.bin, want[t][1].bin, sizeof(want[t][1].bin)),
+					    "mode %d gran %d tid %u: time histogram differs", mode, gran, th->tid);
+				checked += reuse_hist__total(&th->stack, 0) > 100;
+			}
+			reuse_exact__delete(re);
+		}
+	}
+	/* every thread of every combination had reuses to compare */
+	TEST_ASSERT(checked == 4 * THREADS, "checked=%d", checked);
+	free(tr);
+	free(v);
+	free(seen);
+	free(stored);
+	return TEST_OK;
+}

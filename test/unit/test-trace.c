@@ -28,6 +28,8 @@ LP_TEST(test_trace_parse_good, "trace: parse TID OP ADDRESS [SIZE [TIME]] lines"
 		    a.addr == UINT64_MAX && a.size == 0, "max address, no size");
 	TEST_ASSERT(trace__parse_line("4294967295 R 0", &a, err, sizeof(err)) == 1 &&
 		    a.tid == UINT32_MAX && a.addr == 0, "max tid");
+	TEST_ASSERT(trace__parse_line("1 R 0 1 18446744073709551615", &a, err, sizeof(err)) == 1 &&
+		    a.time == UINT64_MAX, "max time");
 	TEST_ASSERT(trace__parse_line("# tid op addr", &a, err, sizeof(err)) == 0, "comment");
 	TEST_ASSERT(trace__parse_line("   # indented", &a, err, sizeof(err)) == 0, "comment");
 	TEST_ASSERT(trace__parse_line("", &a, err, sizeof(err)) == 0, "empty");
@@ -48,6 +50,8 @@ LP_TEST(test_trace_parse_bad, "trace: malformed lines give -EINVAL and name the 
 		{ "1 RW 0x10", "bad op 'RW'" },
 		{ "1 R", "missing address" },
 		{ "1 R 0xzz", "bad address '0xzz'" },
+		{ "1 R 0x10000000000000000", "bad address '0x10000000000000000'" },
+		{ "1 R 0x10 8 18446744073709551616", "bad time '18446744073709551616'" },
 		{ "1 R 0x", "bad address '0x'" },
 		{ "1 R 0x10000000000000000", "bad address" },
 		{ "1 R 0x10 0", "bad size '0'" },
@@ -278,6 +282,64 @@ LP_TEST(test_trace_man_example, "trace: the lociprof-trace(5) example gives dist
 	TEST_ASSERT(res[4].kind == REUSE_EXACT_INVAL, "b: %d", res[4].kind);
 	trace__close(t);
 	reuse_exact__delete(re);
+	unlink(path);
+	free(path);
+	return TEST_OK;
+}
+
+LP_TEST(test_trace_lackey_lines, "trace: lackey lines: L and S are accesses, M a load then a store, I and == skipped")
+{
+	struct trace_access a;
+	char err[256];
+
+	TEST_ASSERT(trace__parse_lackey_line(" L 0402c1e8,8", &a, err, sizeof(err)) == 1, "%.60s", err);
+	TEST_ASSERT(a.tid == 1 && a.op == TRACE_READ && a.addr == 0x402c1e8 && a.size == 8,
+		    "load %u %d %llx %u", a.tid, a.op, (unsigned long long)a.addr, a.size);
+	TEST_ASSERT(trace__parse_lackey_line(" S 1fff000628,4", &a, err, sizeof(err)) == 1 &&
+		    a.op == TRACE_WRITE && a.addr == 0x1fff000628 && a.size == 4, "store");
+	TEST_ASSERT(trace__parse_lackey_line(" M 0061a0c8,16", &a, err, sizeof(err)) == 2 &&
+		    a.op == TRACE_READ && a.addr == 0x61a0c8 && a.size == 16, "modify");
+	TEST_ASSERT(trace__parse_lackey_line("I  0401ab70,3", &a, err, sizeof(err)) == 0, "fetch");
+	TEST_ASSERT(trace__parse_lackey_line("==13824== Lackey, an example Valgrind tool", &a, err,
+					     sizeof(err)) == 0, "valgrind line");
+	TEST_ASSERT(trace__parse_lackey_line("", &a, err, sizeof(err)) == 0, "blank");
+	TEST_ASSERT(trace__parse_lackey_line(" X 0401ab70,3", &a, err, sizeof(err)) == -EINVAL &&
+		    strstr(err, "lackey"), "bad kind: '%.60s'", err);
+	TEST_ASSERT(trace__parse_lackey_line(" L 0401ab70", &a, err, sizeof(err)) == -EINVAL,
+		    "no size");
+	TEST_ASSERT(trace__parse_lackey_line(" L 04zz,8", &a, err, sizeof(err)) == -EINVAL,
+		    "bad hex");
+	TEST_ASSERT(trace__parse_lackey_line(" L 0401ab70,0", &a, err, sizeof(err)) == -EINVAL,
+		    "size 0");
+	return TEST_OK;
+}
+
+LP_TEST(test_trace_lackey_file_detected, "trace: a lackey log is detected by content and M expands to load + store")
+{
+	static const char text[] = "==7== Lackey, an example Valgrind tool\n==7== \n"
+				   "I  0401ab70,3\n S 1fff000628,8\nI  0401ab73,5\n"
+				   " L 00601040,4\n M 00601044,4\n L 00601040,4\n==7== Counted 1 call\n";
+	static const struct { enum trace_op op; u64 addr; } want[] = {
+		{ TRACE_WRITE, 0x1fff000628 }, { TRACE_READ, 0x601040 },
+		{ TRACE_READ, 0x601044 }, { TRACE_WRITE, 0x601044 }, { TRACE_READ, 0x601040 },
+	};
+	char *path = write_tmp(text, strlen(text)), err[256];
+	struct trace_access a;
+	struct trace *t;
+	int n = 0, ret;
+
+	TEST_ASSERT(path, "tmp file");
+	TEST_ASSERT(!trace__open(&t, path, err, sizeof(err)), "%.60s", err);
+	TEST_ASSERT(trace__format(t) == TRACE_FMT_UNKNOWN, "decided before reading");
+	while ((ret = trace__next(t, &a, err, sizeof(err))) > 0) {
+		TEST_ASSERT(n < 5, "more than 5 accesses");
+		TEST_ASSERT(a.op == want[n].op && a.addr == want[n].addr && a.tid == 1,
+			    "access %d: op %d addr %llx", n, a.op, (unsigned long long)a.addr);
+		n++;
+	}
+	TEST_ASSERT(ret == 0 && n == 5, "ret=%d n=%d %.60s", ret, n, err);
+	TEST_ASSERT(trace__format(t) == TRACE_FMT_LACKEY, "format %d", trace__format(t));
+	trace__close(t);
 	unlink(path);
 	free(path);
 	return TEST_OK;

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# reuse --trace reads valgrind lackey's --trace-mem=yes output, detected by
+# content, plain or zstd: the same histograms as the lociprof-trace(5) of
+# the same accesses (M = a load then a store, instruction fetches left out).
+. "$(dirname "$0")/lib.sh"
+
+if ! command -v valgrind > /dev/null 2>&1; then
+	skip "lackey ingestion" "valgrind is not installed"
+	exit 0
+fi
+if ! valgrind --tool=lackey --trace-mem=yes --log-file="$TMP/l.log" /bin/true 2> "$TMP/vg.err"; then
+	skip "lackey ingestion" "valgrind --tool=lackey does not run here: $(head -c 200 "$TMP/vg.err")"
+	exit 0
+fi
+# the same accesses written as lociprof-trace(5), by a second reader (awk)
+awk '/^==/ || /^I/ { next }
+     { split($2, f, ","); a = "0x" f[1] }
+     $1 == "L" { print "1 R " a " " f[2] }
+     $1 == "S" { print "1 W " a " " f[2] }
+     $1 == "M" { print "1 R " a " " f[2]; print "1 W " a " " f[2] }' "$TMP/l.log" > "$TMP/n.txt"
+n=$(wc -l < "$TMP/n.txt")
+[ "$n" -gt 1000 ] && ok "lackey log of /bin/true: $n data accesses" ||
+	fail "lackey log" "only $n data accesses in $(wc -l < "$TMP/l.log") lines"
+zstd -q -f "$TMP/l.log" -o "$TMP/l.zst" 2> /dev/null || skip "lackey zstd" "zstd is not installed"
+
+same() {	# same A.json B.json: histograms and counts equal, non-empty
+	python3 -c "
+import json,sys
+a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2]))
+key=lambda bins: [(x['lo'], x['hi'], x['count']) for x in bins if x['count'] > 0]
+ok=(key(a['bins']) == key(b['bins']) and key(a['time_bins']) == key(b['time_bins']) and
+    all(a[k] == b[k] for k in ('reuses', 'invalidations', 'cold', 'samples')) and
+    a['mrc'] == b['mrc'] and a['reuses'] > 100)
+print('same' if ok else 'differ: reuses %s/%s cold %s/%s samples %s/%s' % (a['reuses'], b['reuses'],
+      a['cold'], b['cold'], a['samples'], b['samples']))" "$1" "$2"
+}
+for g in address line; do
+	"$LOCIPROF" reuse --trace "$TMP/n.txt" --granularity $g --json "$TMP/n.json" > /dev/null 2> "$TMP/err" ||
+		fail "native trace, $g" "$(cat "$TMP/err")"
+	"$LOCIPROF" reuse --trace "$TMP/l.log" --granularity $g --json "$TMP/l.json" > /dev/null 2> "$TMP/err" ||
+		fail "lackey trace, $g" "$(cat "$TMP/err")"
+	r=$(same "$TMP/l.json" "$TMP/n.json")
+	[ "$r" = same ] && ok "lackey log reads as its native trace: $g granularity" ||
+		fail "lackey log vs native trace, $g" "$r"
+	if [ -f "$TMP/l.zst" ]; then
+		"$LOCIPROF" reuse --trace "$TMP/l.zst" --granularity $g --json "$TMP/z.json" > /dev/null 2> "$TMP/err" ||
+			fail "zstd lackey trace, $g" "$(cat "$TMP/err")"
+		r=$(same "$TMP/z.json" "$TMP/n.json")
+		[ "$r" = same ] && ok "zstd lackey log reads as its native trace: $g granularity" ||
+			fail "zstd lackey log vs native trace, $g" "$r"
+	fi
+done
+# a lackey log with a line of something else fails naming the line
+{ head -20 "$TMP/l.log"; echo "hello"; } > "$TMP/bad.log"
+"$LOCIPROF" reuse --trace "$TMP/bad.log" > /dev/null 2> "$TMP/err"; rc=$?
+[ $rc = 1 ] && grep -q "bad.log:21: bad lackey line" "$TMP/err" && ok "a stray line in a lackey log: exit 1, PATH:LINE" ||
+	fail "stray line in a lackey log" "exit $rc: $(cat "$TMP/err")"
+
+# --exact: the program under lackey, streamed into the engine
+"$LOCIPROF" reuse --exact --granularity line --json "$TMP/x.json" /bin/true > "$TMP/x.txt" 2> "$TMP/err"; rc=$?
+r=$(python3 -c "
+import json,sys
+d=json.load(open(sys.argv[1])); n=int(sys.argv[2])
+print('ok' if d['samples'] > n // 2 and d['samples'] < 2 * n and 'serialized' in d['trace_note'] and
+      d['program'] == '/bin/true' and d['mrc'] else 'samples %s (lackey log: %d)' % (d['samples'], n))" "$TMP/x.json" "$n" 2>&1)
+[ $rc = 0 ] && [ "$r" = ok ] && grep -q "threads one at a time" "$TMP/x.txt" &&
+	ok "reuse --exact /bin/true: as many accesses as its lackey log, says threads are serialized" ||
+	fail "reuse --exact" "exit $rc, $r: $(head -c 300 "$TMP/err")"
+PATH=/nonexistent "$LOCIPROF" reuse --exact /bin/true > /dev/null 2> "$TMP/err"; rc=$?
+[ $rc = 1 ] && grep -q "valgrind" "$TMP/err" && ok "reuse --exact without valgrind: exit 1 saying so" ||
+	fail "reuse --exact without valgrind" "exit $rc: $(cat "$TMP/err")"
+"$LOCIPROF" reuse --exact > /dev/null 2> "$TMP/err"; rc=$?
+[ $rc = 129 ] && ok "reuse --exact without a program is a usage error" || fail "reuse --exact, no program" "exit $rc"
