@@ -177,6 +177,23 @@ static void print_event(struct lp_symbols *syms, const struct lp_event *ev)
 		print_time(ev->exec.time);
 		printf(": %-12s %s", name, ev->exec.filename[0] ? ev->exec.filename : "?");
 		break;
+	case LP_EV_ALLOC:
+	case LP_EV_FREE: {
+		const struct lp_alloc *x = &ev->alloc;
+		u8 i;
+
+		printf("%7u/%-7u       ", x->pid, x->tid);
+		print_time(x->time);
+		printf(": %-12s %s %#" PRIx64, name, lp_alloc_fn_names[x->fn], x->addr);
+		if (ev->type == LP_EV_ALLOC)
+			printf(" size %" PRIu64, x->size);
+		/* return addresses: the call is the instruction before each */
+		for (i = 0; i < x->nframes; i++) {
+			printf("\n%38s<-", "");
+			print_code(syms, x->pid, x->frames[i] - 1);
+		}
+		break;
+	}
 	default:
 		printf("unknown event type %u", ev->type);
 		break;
