@@ -29,6 +29,7 @@ void profile_opts__init(struct profile_opts *po)
 	po->sync = -1;
 	po->pid = -1;
 	po->prev_insn = LP_PREV_PREFER;
+	po->objects_max = 100000;
 }
 
 static int parse_sampler(void *obj, const char *arg)
@@ -86,6 +87,10 @@ const struct lp_opt profile_options[] = {
 	{ "mmap-pages", 'm', "N", "ring buffer data pages per thread (power of 2)",
 	  LP_OPT_CALL, .parse = parse_pages },
 	{ "follow-fork", 0, NULL, "trace forked child processes too", LP_OPT_FLAG, PO(follow_fork) },
+	{ "no-objects", 0, NULL, "do not track heap allocations (the allocator's\n"
+	  "uprobes) to name heap objects by allocation site", LP_OPT_FLAG, PO(no_objects) },
+	{ "objects-max", 0, "N", "track the first N heap allocations, then remove the\n"
+	  "probes (each call costs a trap; default 100000, 0: all)", LP_OPT_U64, PO(objects_max) },
 	{ "ldlat", 0, "CYCLES", "pebs: sample loads slower than CYCLES, with the\n"
 	  "full data source (load-latency event)", LP_OPT_INT, PO(ldlat), 0, 65535 },
 	{ "verbose", 'v', NULL, "more detail, including per-reason sample counts", LP_OPT_COUNT, PO(verbose) },
@@ -262,6 +267,8 @@ struct lp_session *profile__start(const struct profile_opts *po, int argc,
 	so.nslots = po->nslots;
 	so.ring_pages = po->ring_pages;
 	so.prev_insn = po->prev_insn;
+	so.objects = !po->no_objects;
+	so.objects_max = po->objects_max;
 	so.verbose = po->verbose;
 	err = session__new(&s, &so);
 	if (err)

@@ -20,6 +20,8 @@ struct profile_opts {
 	int prev_insn;
 	int ring_pages;
 	int nslots;
+	int no_objects;		/* --no-objects */
+	u64 objects_max;	/* --objects-max */
 	int follow_fork;
 	int ldlat;
 	int verbose;

@@ -67,6 +67,12 @@ static void count_event(struct lp_session *s, const struct lp_event *ev)
 	case LP_EV_TRAP:
 		s->stats.traps++;
 		break;
+	case LP_EV_ALLOC:
+		s->stats.allocs++;
+		break;
+	case LP_EV_FREE:
+		s->stats.frees++;
+		break;
 	case LP_EV_THREAD_START:
 		if (!s->pid)	/* replay: the program's first process */
 			s->pid = ev->thread.pid;
@@ -345,6 +351,7 @@ void session__delete(struct lp_session *s)
 		close(s->exec_errno_fd);
 	sess_trace_delete(s->trace);
 	lp_actions__exit(&s->acts);
+	sess_alloc_free(s);
 	free(s->pending);
 	free(s->sinks);
 	free(s);

@@ -438,3 +438,11 @@ LP_SELFTEST(selftest_symbols_self, "symbols: lociprof names its own code")
 	symbols__delete(s);
 	return TEST_OK;
 }
+
+int symbols__func_file_offset(struct lp_symbols *s, const char *path, const char *name,
+			      u64 *off)
+{
+	struct dso *d = symbols__findnew_dso(s, path);
+
+	return d ? dso__func_file_offset(d, name, off) : -ENOMEM;
+}

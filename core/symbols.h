@@ -87,6 +87,13 @@ int symbols__read_proc_maps(pid_t pid,
 			    int (*cb)(void *arg, const struct lp_mmap *m),
 			    void *arg);
 
+/*
+ * The file offset of function @name's entry in ELF file @path (a uprobe's
+ * offset): 0, or -ENOENT when the file cannot be read or has no such symbol.
+ */
+int symbols__func_file_offset(struct lp_symbols *s, const char *path, const char *name,
+			      u64 *off);
+
 /* Callback for symbols__read_proc_maps(): arg is the struct lp_symbols. */
 int symbols__add_mmap_cb(void *arg, const struct lp_mmap *m);
 
