@@ -10,6 +10,8 @@
 
 #include "arch/x86/data-src.h"
 #include "cmd/builtin.h"
+#include "cmd/options.h"
+#include "cmd/profile.h"
 #include "core/datafile.h"
 #include "core/symbols.h"
 
@@ -242,8 +244,8 @@ int cmd_script(int argc, char **argv)
 	if (!nosyms)
 		syms = symbols__new();
 	while ((ret = datafile__read(f, &ev)) > 0) {
-		if (syms && ev.type == LP_EV_MMAP)
-			symbols__add_mmap(syms, &ev.mmap);
+		if (syms)
+			profile__symbols_sink(syms, &ev, NULL);
 		print_event(syms, &ev);
 	}
 	fflush(stdout);

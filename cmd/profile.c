@@ -512,6 +512,8 @@ int profile__symbols_sink(void *arg, const struct lp_event *ev, struct lp_action
 	(void)acts;
 	if (ev->type == LP_EV_MMAP)
 		symbols__add_mmap(arg, &ev->mmap);
+	else if (ev->type == LP_EV_ALLOC || ev->type == LP_EV_FREE)
+		symbols__add_alloc(arg, ev);
 	return 0;
 }
 

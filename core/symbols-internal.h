@@ -104,6 +104,7 @@ struct lp_symbols {
 	struct proc *procs[HASH_SIZE];
 	struct dso *dsos[HASH_SIZE];
 	struct label *labels;
+	struct lp_objects *heap;	/* tracked heap blocks, made on the first */
 };
 
 /* symbols-dso.c */

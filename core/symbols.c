@@ -4,6 +4,8 @@
  * MMAP2 records or /proc/PID/maps, and the lookups that turn a runtime
  * address into a file address of one ELF file (core/symbols-dso.c).
  */
+#include <inttypes.h>
+
 #include "core/symbols-internal.h"
 #include "core/tests.h"
 
@@ -50,6 +52,7 @@ void symbols__delete(struct lp_symbols *s)
 		lnext = l->next;
 		free(l);
 	}
+	objects__delete(s->heap);
 	free(s);
 }
 
@@ -330,14 +333,98 @@ int symbols__code(struct lp_symbols *s, u32 pid, u64 ip, struct lp_srcloc *out)
 	return ret;
 }
 
+int symbols__add_alloc(struct lp_symbols *s, const struct lp_event *ev)
+{
+	if (!s->heap && !(s->heap = objects__new()))
+		return -ENOMEM;
+	if (ev->type == LP_EV_ALLOC)
+		return objects__alloc(s->heap, &ev->alloc);
+	if (ev->type == LP_EV_FREE)
+		return objects__free(s->heap, &ev->alloc);
+	return 0;
+}
+
+const struct lp_objects *symbols__objects(const struct lp_symbols *s)
+{
+	return s->heap;
+}
+
+/* Frames in these are the allocator's, not the program's call site. */
+static bool allocator_dso(const char *path)
+{
+	static const char *const libs[] = { "libc.so", "libc-", "libstdc++", "ld-linux" };
+	const char *base = path ? strrchr(path, '/') : NULL;
+	size_t i;
+
+	base = base ? base + 1 : path;
+	for (i = 0; base && i < ARRAY_SIZE(libs); i++)
+		if (!strncmp(base, libs[i], strlen(libs[i])))
+			return true;
+	return false;
+}
+
+int symbols__alloc_site(struct lp_symbols *s, const struct lp_object *b,
+			struct lp_srcloc *out)
+{
+	int i, first = -1;
+
+	for (i = 0; i < b->nframes; i++) {
+		/* a return address: the call is the instruction before it */
+		if (symbols__code(s, b->pid, b->frames[i] - 1, out))
+			continue;
+		if (first < 0)
+			first = i;
+		if (!allocator_dso(out->dso))
+			return 0;
+	}
+	if (first < 0)
+		return -ENOENT;
+	return symbols__code(s, b->pid, b->frames[first] - 1, out);
+}
+
+static void heap_label(struct lp_symbols *s, const struct lp_object *b, u64 addr,
+		       struct lp_dataobj *out)
+{
+	static const char *const verbs[LP_ALLOC__MAX] = {
+		[LP_ALLOC_MALLOC] = "malloc'd", [LP_ALLOC_CALLOC] = "calloc'd",
+		[LP_ALLOC_REALLOC] = "realloc'd", [LP_ALLOC_ALIGNED] = "aligned_alloc'd",
+	};
+	const char *verb = b->fn < LP_ALLOC__MAX && verbs[b->fn] ? verbs[b->fn] : "allocated";
+	struct lp_srcloc loc;
+	int n;
+
+	out->heap = b;
+	out->start = b->start;
+	out->offset = addr - b->start;
+	out->size = b->size;
+	n = snprintf(out->label, sizeof(out->label), "%s %" PRIu64 " B", verb, b->size);
+	if (symbols__alloc_site(s, b, &loc) == 0 && n > 0 && (size_t)n < sizeof(out->label)) {
+		const char *f = loc.file ? strrchr(loc.file, '/') : NULL;
+
+		f = f ? f + 1 : loc.file;
+		if (f)
+			snprintf(out->label + n, sizeof(out->label) - n, " at %s:%u (%s)", f,
+				 loc.line, loc.function);
+		else
+			snprintf(out->label + n, sizeof(out->label) - n, " in %s", loc.function);
+	}
+	out->name = out->label;
+}
+
 int symbols__data(struct lp_symbols *s, u32 pid, u64 addr, struct lp_dataobj *out)
 {
+	const struct lp_object *b;
 	struct proc *p;
 	struct map *m, *prev;
 	ssize_t idx;
 	u64 bias;
 
 	memset(out, 0, sizeof(*out));
+	b = s && s->heap ? objects__find(s->heap, pid, addr, 0) : NULL;
+	if (b) {
+		heap_label(s, b, addr, out);
+		return 0;
+	}
 	p = s ? symbols__proc(s, pid, false) : NULL;
 	if (!p)
 		return -ENOENT;

@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 #include "core/event.h"
+#include "core/objects.h"
 
 struct lp_symbols;
 
@@ -50,8 +51,10 @@ struct lp_dataobj {
 	u64 size;		/* object size, else region length */
 	const char *dso;	/* file the address belongs to, NULL for [heap]... */
 	const char *section;	/* ELF section holding addr (".bss"), or NULL */
+	const struct lp_object *heap;	/* the heap block holding addr, or NULL */
 	u64 file_offset;	/* addr's offset in the mapped file, when @dso */
-	/* Always set: object name, "[heap]", "[stack]", "[anon]", "[vdso]",
+	/* Always set: object name, "malloc'd 4096 B at f.c:42 (main)" for a
+	 * tracked heap block, "[heap]", "[stack]", "[anon]", "[vdso]",
 	 * ".bss of libfoo.so", or the mapped file's base name. */
 	char label[320];
 };
@@ -61,6 +64,21 @@ void symbols__delete(struct lp_symbols *s);
 
 /* A mapping appeared (replaces what it overlaps, like mmap(MAP_FIXED)). */
 int symbols__add_mmap(struct lp_symbols *s, const struct lp_mmap *m);
+/*
+ * A heap block was allocated or freed (LP_EV_ALLOC / LP_EV_FREE): data
+ * lookups name the addresses it holds. 0 or -ENOMEM.
+ */
+int symbols__add_alloc(struct lp_symbols *s, const struct lp_event *ev);
+/*
+ * Where heap block @b was allocated: the first frame of its call path
+ * outside the allocator's library (libc, libstdc++, ld.so), as a code
+ * lookup of the call instruction. 0, or -ENOENT when no frame resolves.
+ */
+int symbols__alloc_site(struct lp_symbols *s, const struct lp_object *b,
+			struct lp_srcloc *out);
+/* The heap blocks added, for views that list them. */
+const struct lp_objects *symbols__objects(const struct lp_symbols *s);
+
 /* The process exec'd or exited: drop its address map. */
 void symbols__forget_pid(struct lp_symbols *s, u32 pid);
 

@@ -417,6 +417,45 @@ static struct lp_mmap mk_mmap(u32 pid, u64 start, u64 len, u64 pgoff, u32 prot,
 	return m;
 }
 
+LP_TEST(test_symbols_heap_block_named_by_site, "symbols: a tracked heap block is labelled by its allocation site and offset")
+{
+	u32 mark = marker_line("test/unit/test-symbols.c", "PROBE-MARKER");
+	struct lp_symbols *s = symbols__new();
+	struct lp_event ev;
+	struct lp_dataobj o;
+	char want[96];
+	int ret;
+
+	if (elf_type_of("/proc/self/exe") != ET_EXEC)
+		TEST_SKIP("test binary is not ET_EXEC (built as PIE?)");
+	TEST_ASSERT(s && mark, "setup");
+	TEST_ASSERT(symbols__read_proc_maps(getpid(), symbols__add_mmap_cb, s) == 0, "maps");
+	memset(&ev, 0, sizeof(ev));
+	ev.type = LP_EV_ALLOC;
+	ev.alloc.time = 5;
+	ev.alloc.addr = 0x10000000;
+	ev.alloc.size = 4096;
+	ev.alloc.pid = getpid();
+	ev.alloc.fn = LP_ALLOC_CALLOC;
+	ev.alloc.nframes = 1;
+	/* a return address inside lp_test_sym_probe: its line is the marker's or near */
+	ev.alloc.frames[0] = (u64)(uintptr_t)lp_test_sym_probe + 1;
+	TEST_ASSERT(symbols__add_alloc(s, &ev) == 0, "add");
+	ret = symbols__data(s, getpid(), 0x10000040, &o);
+	TEST_ASSERT(ret == 0 && o.heap && o.offset == 0x40 && o.size == 4096, "ret %d offset %#llx",
+		    ret, (unsigned long long)o.offset);
+	snprintf(want, sizeof(want), "calloc'd 4096 B at test-symbols.c:");
+	TEST_ASSERT(!strncmp(o.label, want, strlen(want)) && strstr(o.label, "(lp_test_sym_probe)"),
+		    "label '%.100s'", o.label);
+	ev.type = LP_EV_FREE;
+	ev.alloc.time = 9;
+	TEST_ASSERT(symbols__add_alloc(s, &ev) == 0, "free");
+	ret = symbols__data(s, getpid(), 0x10000040, &o);
+	TEST_ASSERT(ret == 0 && o.heap, "a freed block still names its last addresses");
+	symbols__delete(s);
+	return TEST_OK;
+}
+
 LP_TEST(test_symbols_map_overlap, "symbols: new mapping splits old one, pgoff follows")
 {
 	char dir[] = "/tmp/lp-sym-XXXXXX", path[64];
