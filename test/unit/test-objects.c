@@ -1,7 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The heap-object table: ranges, retirement by free, reuse, lookups at a time. */
+/*
+ * The heap-object table: ranges, retirement by free, reuse, lookups at a
+ * time; comdetect's object view over it.
+ */
+#include <stdlib.h>
 #include <string.h>
 
+#include "core/comdetect-objects.h"
 #include "core/objects.h"
 #include "core/tests.h"
 
@@ -76,5 +81,50 @@ LP_TEST(test_objects_free_of_unknown_or_inner_pointer_ignored, "objects: free of
 	x = objects__find(o, 100, 0x30000, 10);
 	TEST_ASSERT(x && x->end == ~0ull, "still live at 10");
 	objects__delete(o);
+	return TEST_OK;
+}
+
+LP_TEST(test_comdetect_objects_split_and_rank, "comdetect objects: a line's volume is split over the blocks its offsets hit, by count, then ranked")
+{
+	struct lp_symbols *s = symbols__new();
+	struct comdetect_line lines[2];
+	struct comdetect_result res;
+	struct comdetect_object *v = NULL;
+	struct lp_event ev;
+	int n = 0;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.type = LP_EV_ALLOC;
+	ev.alloc = mk(1, 0x40000, 16, 1, LP_ALLOC_CALLOC);	/* bytes 0x00-0x0f of line A */
+	TEST_ASSERT(s && symbols__add_alloc(s, &ev) == 0, "block 1");
+	ev.alloc = mk(2, 0x40010, 0x100, 1, LP_ALLOC_MALLOC);	/* rest of A, all of B */
+	TEST_ASSERT(symbols__add_alloc(s, &ev) == 0, "block 2");
+	memset(lines, 0, sizeof(lines));
+	memset(&res, 0, sizeof(res));
+	lines[0].line = 0x40000;
+	lines[0].vol_false = 8;
+	lines[0].ntouches = 2;
+	lines[0].touches[0] = (struct comdetect_touch){ .thread = 0, .off = 8, .len = 8, .count = 3 };
+	lines[0].touches[1] = (struct comdetect_touch){ .thread = 1, .off = 0x20, .len = 8, .count = 1 };
+	lines[1].line = 0x40040;
+	lines[1].vol_true = 10;
+	lines[1].ntouches = 1;
+	lines[1].touches[0] = (struct comdetect_touch){ .thread = 2, .off = 0, .len = 4, .count = 5 };
+	res.nlines = 2;
+	res.lines = lines;
+	TEST_ASSERT(comdetect__objects(&res, s, 100, &v, &n) == 0 && n == 2, "%d objects", n);
+	/* block 2: 2 false (a quarter of line A) + 10 true; block 1: 6 false */
+	TEST_ASSERT(v[0].heap && v[0].heap->start == 0x40010 && v[0].vol_true == 10 &&
+		    v[0].vol_false == 2, "first: %#llx true %g false %g",
+		    v[0].heap ? (unsigned long long)v[0].heap->start : 0ull, v[0].vol_true,
+		    v[0].vol_false);
+	TEST_ASSERT(v[0].nlines == 2 && v[0].nthreads == 2 && v[0].threads == 0x6 &&
+		    v[0].off_lo == 0x10 && v[0].off_hi == 0x33, "lines %u threads %#llx offs %#x-%#x",
+		    v[0].nlines, (unsigned long long)v[0].threads, v[0].off_lo, v[0].off_hi);
+	TEST_ASSERT(v[1].kind == COMDETECT_OBJ_HEAP && v[1].vol_false == 6 && v[1].vol_true == 0 &&
+		    !strncmp(v[1].label, "calloc'd 16 B", 13), "second: %.60s false %g", v[1].label,
+		    v[1].vol_false);
+	free(v);
+	symbols__delete(s);
 	return TEST_OK;
 }
