@@ -3,6 +3,10 @@
  * Heap objects (objects.h). Every 4 KiB page a block covers points to it
  * (a chain per page in one map); blocks of more than LARGE_PAGES pages go
  * on one list instead, so a huge block costs one entry, not thousands.
+ * A block allocated where a freed one of the same pages started takes over
+ * its entry: a malloc/free loop at one address keeps one entry, not a
+ * chain as long as the loop (lookups at a time before the latest reuse of
+ * an address lose that older block).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -25,6 +29,8 @@ struct lp_objects {
 	struct node *nodes;
 	u32 nnodes, capnodes;
 	struct lp_map pages;	/* (pid, page) -> first node + 1 */
+	struct lp_map live;	/* (pid, start) -> live block + 1 */
+	struct lp_map freed;	/* (pid, start) -> latest freed block there + 1 */
 	u32 *large;		/* objects of more than LARGE_PAGES pages */
 	u32 nlarge, caplarge;
 };
@@ -42,6 +48,8 @@ void objects__delete(struct lp_objects *o)
 	free(o->nodes);
 	free(o->large);
 	lp_map__exit(&o->pages);
+	lp_map__exit(&o->live);
+	lp_map__exit(&o->freed);
 	free(o);
 }
 
@@ -67,6 +75,37 @@ static int grow(void **v, u32 n, u32 *cap, size_t size)
 	return 0;
 }
 
+/* Blocks start 16-byte aligned; the pid's low bits: a hit is checked. */
+static u64 start_key(u32 pid, u64 start)
+{
+	return start >> 4 | (u64)(pid & 0x1fffff) << 43;
+}
+
+/* The block + 1 that @m holds for (@pid, @start), or 0. */
+static u32 by_start(const struct lp_objects *o, const struct lp_map *m, u32 pid, u64 start)
+{
+	u64 v;
+
+	if (!lp_map__get(m, start_key(pid, start), &v) || !v)
+		return 0;
+	return o->v[v - 1].pid == pid && o->v[v - 1].start == start ? (u32)v : 0;
+}
+
+static void fill(struct lp_object *b, const struct lp_alloc *a, u32 id)
+{
+	memset(b, 0, sizeof(*b));
+	b->start = a->addr;
+	b->size = a->size;
+	b->time = a->time;
+	b->end = ~0ull;
+	b->pid = a->pid;
+	b->tid = a->tid;
+	b->fn = a->fn;
+	b->nframes = a->nframes > LP_ALLOC_MAX_FRAMES ? LP_ALLOC_MAX_FRAMES : a->nframes;
+	memcpy(b->frames, a->frames, sizeof(b->frames));
+	b->id = id;
+}
+
 static int link_page(struct lp_objects *o, u32 pid, u64 page, u32 obj)
 {
 	u64 *head = lp_map__slot(&o->pages, page_key(pid, page));
@@ -82,24 +121,27 @@ int objects__alloc(struct lp_objects *o, const struct lp_alloc *a)
 {
 	u64 size = a->size ? a->size : 1, first = a->addr >> PAGE_SHIFT;
 	u64 last = (a->addr + size - 1) >> PAGE_SHIFT, p;
-	struct lp_object *b;
-	u32 id = o->n;
+	u32 id = o->n, r = by_start(o, &o->freed, a->pid, a->addr);
 	int err;
 
+	if (r) {
+		const struct lp_object *old = &o->v[r - 1];
+		u64 oend = old->start + (old->size ? old->size : 1) - 1;
+
+		/* same pages: its page links (or large entry) serve the new block */
+		if (oend >> PAGE_SHIFT == last && last - first < LARGE_PAGES) {
+			fill(&o->v[r - 1], a, r - 1);
+			if (lp_map__put(&o->freed, start_key(a->pid, a->addr), 0) ||
+			    lp_map__put(&o->live, start_key(a->pid, a->addr), r))
+				return -ENOMEM;
+			return 0;
+		}
+	}
 	if (grow((void **)&o->v, o->n, &o->cap, sizeof(*o->v)))
 		return -ENOMEM;
-	b = &o->v[o->n++];
-	memset(b, 0, sizeof(*b));
-	b->start = a->addr;
-	b->size = a->size;
-	b->time = a->time;
-	b->end = ~0ull;
-	b->pid = a->pid;
-	b->tid = a->tid;
-	b->fn = a->fn;
-	b->nframes = a->nframes > LP_ALLOC_MAX_FRAMES ? LP_ALLOC_MAX_FRAMES : a->nframes;
-	memcpy(b->frames, a->frames, sizeof(b->frames));
-	b->id = id;
+	fill(&o->v[o->n++], a, id);
+	if (lp_map__put(&o->live, start_key(a->pid, a->addr), id + 1))
+		return -ENOMEM;
 	if (last - first >= LARGE_PAGES) {
 		if (grow((void **)&o->large, o->nlarge, &o->caplarge, sizeof(*o->large)))
 			return -ENOMEM;
@@ -152,11 +194,16 @@ const struct lp_object *objects__find(const struct lp_objects *o, u32 pid, u64 a
 
 int objects__free(struct lp_objects *o, const struct lp_alloc *a)
 {
-	const struct lp_object *b = objects__find(o, a->pid, a->addr, a->time);
-
 	/* only a live block that starts there: free(p) of another p is not ours */
-	if (b && b->start == a->addr && b->end == ~0ull)
-		o->v[b->id].end = a->time;
+	u32 r = by_start(o, &o->live, a->pid, a->addr);
+	struct lp_object *b = r ? &o->v[r - 1] : NULL;
+
+	if (!b || b->end != ~0ull || b->time > a->time)
+		return 0;
+	b->end = a->time;
+	if (lp_map__put(&o->live, start_key(a->pid, a->addr), 0) ||
+	    lp_map__put(&o->freed, start_key(a->pid, a->addr), r))
+		return -ENOMEM;
 	return 0;
 }
 

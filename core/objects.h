@@ -4,7 +4,9 @@
  * size, thread, time and call path, retired by its free (LP_EV_FREE). A
  * freed range stays known, so an address can be looked up at a time (the
  * block live then) or without one (the latest block allocated there: a
- * reused address belongs to the later allocation).
+ * reused address belongs to the later allocation). A block allocated where
+ * a freed one started, over the same pages, takes over its entry: the
+ * table grows with distinct addresses, not with allocations.
  */
 #ifndef LP_OBJECTS_H
 #define LP_OBJECTS_H
@@ -20,7 +22,7 @@ struct lp_object {
 	u8 fn;			/* enum lp_alloc_fn */
 	u8 nframes;
 	u64 frames[LP_ALLOC_MAX_FRAMES];	/* return addresses, innermost first */
-	u32 id;			/* order of allocation, from 0 */
+	u32 id;			/* index of its entry (objects__get) */
 };
 
 struct lp_objects *objects__new(void);

@@ -136,6 +136,8 @@ static u64 event_time(const struct lp_event *ev)
 	case LP_EV_MMAP: return ev->mmap.time;
 	case LP_EV_LOST: return ev->lost.time;
 	case LP_EV_COUNTER: return ev->counter.time;
+	case LP_EV_ALLOC:
+	case LP_EV_FREE: return ev->alloc.time;
 	default: return 0;
 	}
 }

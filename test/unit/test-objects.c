@@ -26,28 +26,49 @@ static struct lp_alloc mk(u64 time, u64 addr, u64 size, u32 tid, u8 fn)
 	return a;
 }
 
-LP_TEST(test_objects_reused_address_goes_to_later_allocation, "objects: a freed block's address reused: the later allocation names it")
+LP_TEST(test_objects_reused_address_goes_to_later_allocation, "objects: a freed block's address reused: the later allocation names it, the earlier one at its time")
 {
 	struct lp_objects *o = objects__new();
-	struct lp_alloc a = mk(10, 0x10000, 64, 1, LP_ALLOC_MALLOC), f, b;
+	/* A spans two pages, B only the first: B gets an entry of its own */
+	struct lp_alloc a = mk(10, 0x10ff0, 0x40, 1, LP_ALLOC_MALLOC), f, b;
 	const struct lp_object *x;
 
 	TEST_ASSERT(o && objects__alloc(o, &a) == 0, "alloc");
-	f = mk(20, 0x10000, 0, 1, LP_ALLOC_FREE);
+	f = mk(20, 0x10ff0, 0, 1, LP_ALLOC_FREE);
 	TEST_ASSERT(objects__free(o, &f) == 0, "free");
-	b = mk(30, 0x10000, 32, 2, LP_ALLOC_CALLOC);
+	b = mk(30, 0x10ff0, 8, 2, LP_ALLOC_CALLOC);
 	TEST_ASSERT(objects__alloc(o, &b) == 0, "alloc again");
-	x = objects__find(o, 100, 0x10010, 0);
-	TEST_ASSERT(x && x->time == 30 && x->tid == 2 && x->size == 32, "latest: time %llu",
+	x = objects__find(o, 100, 0x10ff4, 0);
+	TEST_ASSERT(x && x->time == 30 && x->tid == 2 && x->size == 8, "latest: time %llu",
 		    x ? (unsigned long long)x->time : 0ull);
-	x = objects__find(o, 100, 0x10010, 15);
+	x = objects__find(o, 100, 0x10ff4, 15);
 	TEST_ASSERT(x && x->time == 10 && x->end == 20, "at 15: the first block");
-	x = objects__find(o, 100, 0x10010, 25);
+	x = objects__find(o, 100, 0x10ff4, 25);
 	TEST_ASSERT(!x, "at 25 nothing is live there");
 	/* past the second block's end, within the first's */
-	x = objects__find(o, 100, 0x10030, 0);
-	TEST_ASSERT(x && x->time == 10, "0x10030: only the first block held it");
-	TEST_ASSERT(!objects__find(o, 101, 0x10010, 0), "another process");
+	x = objects__find(o, 100, 0x11010, 0);
+	TEST_ASSERT(x && x->time == 10, "0x11010: only the first block held it");
+	TEST_ASSERT(!objects__find(o, 101, 0x10ff4, 0), "another process");
+	objects__delete(o);
+	return TEST_OK;
+}
+
+LP_TEST(test_objects_alloc_free_loop_keeps_one_entry, "objects: a malloc/free loop at one address keeps one entry, named by the latest allocation")
+{
+	struct lp_objects *o = objects__new();
+	const struct lp_object *x;
+	int i;
+
+	for (i = 0; i < 1000; i++) {
+		struct lp_alloc a = mk(10 * i + 1, 0x50000, 64, 1, LP_ALLOC_MALLOC);
+		struct lp_alloc f = mk(10 * i + 5, 0x50000, 0, 1, LP_ALLOC_FREE);
+
+		TEST_ASSERT(objects__alloc(o, &a) == 0 && objects__free(o, &f) == 0, "pair %d", i);
+	}
+	TEST_ASSERT(objects__count(o) == 1, "%u entries", objects__count(o));
+	x = objects__find(o, 100, 0x50010, 0);
+	TEST_ASSERT(x && x->time == 9991 && x->end == 9995, "latest: time %llu",
+		    x ? (unsigned long long)x->time : 0ull);
 	objects__delete(o);
 	return TEST_OK;
 }
