@@ -29,7 +29,7 @@ void profile_opts__init(struct profile_opts *po)
 	po->sync = -1;
 	po->pid = -1;
 	po->prev_insn = LP_PREV_PREFER;
-	po->objects_max = 100000;
+	po->objects_max = 10000;
 }
 
 static int parse_sampler(void *obj, const char *arg)
@@ -90,7 +90,7 @@ const struct lp_opt profile_options[] = {
 	{ "no-objects", 0, NULL, "do not track heap allocations (the allocator's\n"
 	  "uprobes) to name heap objects by allocation site", LP_OPT_FLAG, PO(no_objects) },
 	{ "objects-max", 0, "N", "track the first N heap allocations, then remove the\n"
-	  "probes (each call costs a trap; default 100000, 0: all)", LP_OPT_U64, PO(objects_max) },
+	  "probes (each call costs a trap; default 10000, 0: all)", LP_OPT_U64, PO(objects_max) },
 	{ "ldlat", 0, "CYCLES", "pebs: sample loads slower than CYCLES, with the\n"
 	  "full data source (load-latency event)", LP_OPT_INT, PO(ldlat), 0, 65535 },
 	{ "verbose", 'v', NULL, "more detail, including per-reason sample counts", LP_OPT_COUNT, PO(verbose) },
@@ -357,6 +357,16 @@ void profile__print_stats(const struct lp_session *s, const struct profile_opts 
 					100.0 * st->noaddr[i] / st->samples);
 		fprintf(stderr, " ]\n");
 	}
+	if (st->alloc_probes || st->allocs)
+		fprintf(stderr, "[ heap objects: %llu allocations and %llu frees tracked%s ]\n",
+			(unsigned long long)st->allocs, (unsigned long long)st->frees,
+			st->alloc_stopped_at ? ", then --objects-max was reached: later allocations "
+			"are not named" : "");
+	else if (!po->no_objects && st->last_alloc_error)
+		fprintf(stderr, "[ heap objects not tracked: %s ]\n", strerror(-st->last_alloc_error));
+	if (st->alloc_open_errors)
+		fprintf(stderr, "[ %llu allocator probes could not be opened, last: %s ]\n",
+			(unsigned long long)st->alloc_open_errors, strerror(-st->last_alloc_error));
 	if (st->lost || st->throttled)
 		fprintf(stderr, "[ lost %llu records, throttled %llu times: "
 			"use a longer period (-c) or more ring pages (-m) ]\n",
