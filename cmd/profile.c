@@ -363,7 +363,9 @@ void profile__print_stats(const struct lp_session *s, const struct profile_opts 
 			st->alloc_stopped_at ? ", then --objects-max was reached: later allocations "
 			"are not named" : "");
 	else if (!po->no_objects && st->last_alloc_error)
-		fprintf(stderr, "[ heap objects not tracked: %s ]\n", strerror(-st->last_alloc_error));
+		fprintf(stderr, "[ heap objects not tracked: %s%s ]\n", strerror(-st->last_alloc_error),
+			st->last_alloc_error == -EACCES || st->last_alloc_error == -EPERM ?
+			" (allocator uprobes need CAP_PERFMON or root)" : "");
 	if (st->alloc_open_errors)
 		fprintf(stderr, "[ %llu allocator probes could not be opened, last: %s ]\n",
 			(unsigned long long)st->alloc_open_errors, strerror(-st->last_alloc_error));

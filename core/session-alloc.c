@@ -172,7 +172,7 @@ out:
 
 void sess_alloc_open(struct lp_session *s, struct thread *t)
 {
-	const struct allocprobes *ap = s->alloc;
+	struct allocprobes *ap = s->alloc;
 	int i, fd;
 
 	t->napend = 0;
@@ -182,6 +182,13 @@ void sess_alloc_open(struct lp_session *s, struct thread *t)
 		struct perf_event_attr at = ap->attrs[i];
 
 		fd = perf__open(&at, t->tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0 && !t->nafds && (fd == -EACCES || fd == -EPERM)) {
+			/* the uprobe PMU wants CAP_PERFMON: not tracked, said once */
+			s->alloc->stopped = 1;
+			s->stats.alloc_probes = 0;
+			s->stats.last_alloc_error = fd;
+			return;
+		}
 		if (fd < 0) {
 			s->stats.alloc_open_errors++;
 			s->stats.last_alloc_error = fd;
