@@ -93,11 +93,19 @@ struct map {
 	int bias_state;
 };
 
+/* A thread's TCB address (fs_base): glibc puts it at the top of its stack. */
+struct tcb {
+	u64 fs_base;
+	u32 index, tid;
+};
+
 struct proc {
 	struct proc *next;
 	u32 pid;
 	struct map *maps;		/* sorted by start, not overlapping */
 	size_t n, cap;
+	struct tcb *tcbs;		/* threads other than the first, by start */
+	size_t ntcbs, captcbs;
 };
 
 struct lp_symbols {

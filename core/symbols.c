@@ -23,6 +23,7 @@ struct lp_symbols *symbols__new(void)
 static void proc__free(struct proc *p)
 {
 	free(p->maps);
+	free(p->tcbs);
 	free(p);
 }
 
@@ -210,6 +211,9 @@ int symbols__add_mmap(struct lp_symbols *s, const struct lp_mmap *m)
 	nm.end = m->start + m->len;
 	nm.pgoff = m->pgoff;
 	nm.prot = m->prot;
+	/* perf names anonymous memory "//anon" (MMAP2): not a file */
+	if (!strcmp(name, "//anon"))
+		name[0] = '\0';
 	if (name[0] == '/') {
 		nm.dso = symbols__findnew_dso(s, name);
 		if (!nm.dso)
@@ -344,6 +348,39 @@ int symbols__add_alloc(struct lp_symbols *s, const struct lp_event *ev)
 	return 0;
 }
 
+int symbols__add_thread(struct lp_symbols *s, const struct lp_thread *t)
+{
+	struct proc *p;
+
+	if (!t->index || !t->fs_base)	/* the first thread's TCB is not on its stack */
+		return 0;
+	p = symbols__proc(s, t->pid, true);
+	if (!p)
+		return -ENOMEM;
+	if (p->ntcbs == p->captcbs) {
+		size_t ncap = p->captcbs ? p->captcbs * 2 : 16;
+		struct tcb *nv = realloc(p->tcbs, ncap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		p->tcbs = nv;
+		p->captcbs = ncap;
+	}
+	p->tcbs[p->ntcbs++] = (struct tcb){ t->fs_base, t->index, t->tid };
+	return 0;
+}
+
+/* The latest thread whose TCB lies in @m: a reused stack is the new thread's. */
+static const struct tcb *stack_owner(const struct proc *p, const struct map *m)
+{
+	size_t i = p->ntcbs;
+
+	while (i--)
+		if (p->tcbs[i].fs_base >= m->start && p->tcbs[i].fs_base < m->end)
+			return &p->tcbs[i];
+	return NULL;
+}
+
 const struct lp_objects *symbols__objects(const struct lp_symbols *s)
 {
 	return s->heap;
@@ -444,6 +481,15 @@ int symbols__data(struct lp_symbols *s, u32 pid, u64 addr, struct lp_dataobj *ou
 		return 0;
 	}
 	snprintf(out->label, sizeof(out->label), "%s", m->label);
+	if (!strcmp(m->label, "[anon]")) {
+		const struct tcb *o = stack_owner(p, m);
+
+		if (o) {
+			snprintf(out->label, sizeof(out->label), "stack of T%u (tid %u)", o->index,
+				 o->tid);
+			return 0;
+		}
+	}
 	/* .bss past the file's last page: anonymous, right after the file */
 	prev = idx > 0 ? &p->maps[idx - 1] : NULL;
 	if (prev && prev->dso && prev->end == m->start && !strcmp(m->label, "[anon]") &&

@@ -79,6 +79,13 @@ int symbols__alloc_site(struct lp_symbols *s, const struct lp_object *b,
 /* The heap blocks added, for views that list them. */
 const struct lp_objects *symbols__objects(const struct lp_symbols *s);
 
+/*
+ * A thread started (LP_EV_THREAD_START): the anonymous mapping holding the
+ * fs_base of a thread other than the first (glibc's thread descriptor, at
+ * the top of the thread's stack) is labelled "stack of T<index>".
+ */
+int symbols__add_thread(struct lp_symbols *s, const struct lp_thread *t);
+
 /* The process exec'd or exited: drop its address map. */
 void symbols__forget_pid(struct lp_symbols *s, u32 pid);
 

@@ -9,6 +9,9 @@
  * With --pad each element fills two cache lines: the false sharing, and
  * with it the 'slots' object's communication, disappears.
  *
+ * --stack-work adds a private store to the thread's stack per iteration
+ * (thread 1's is a mapping of its own: "stack of T1").
+ *
  * Untouched guard blocks around 'counter' keep it off the lines of
  * 'slots' (heap blocks are adjacent, 16 bytes apart).
  */
@@ -24,7 +27,7 @@ struct padded_slot {
 };
 
 static double false_fraction = 0.7;
-static int pad;
+static int pad, stack_work;
 static struct mb_common opt;
 static struct mb_counts counts[2];
 
@@ -37,6 +40,8 @@ static const struct mb_opt opts[] = {
 	  "probability that an add goes to the thread's own element (default 0.7)" },
 	{ "pad", MB_OPT_FLAG, &pad, 0, 0, NULL,
 	  "pad each element of 'slots' to two cache lines: no false sharing" },
+	{ "stack-work", MB_OPT_FLAG, &stack_work, 0, 0, NULL,
+	  "also store to an array on the thread's stack every iteration (private)" },
 	{ NULL },
 };
 
@@ -84,6 +89,7 @@ static void worker(int idx, void *arg)
 {
 	uint64_t thr = mb_threshold(false_fraction), r;
 	uint64_t *mine = slot_word[idx];
+	volatile uint64_t scratch[8];	/* --stack-work: on this thread's stack */
 	long long nfalse = 0;
 	struct mb_rng rng;
 	long i;
@@ -92,6 +98,8 @@ static void worker(int idx, void *arg)
 	mb_rng_seed(&rng, opt.seed, idx);
 	for (i = 0; i < opt.iters; i++) {
 		r = mb_rng_next(&rng);
+		if (stack_work)
+			scratch[i & 7] = r;
 		if (MB_CHOOSE(r, thr)) {
 			__atomic_fetch_add(mine, r, __ATOMIC_SEQ_CST);
 			nfalse++;
@@ -99,6 +107,7 @@ static void worker(int idx, void *arg)
 			__atomic_fetch_add(counter, r, __ATOMIC_SEQ_CST);
 		}
 	}
+	(void)scratch;
 	counts[idx] = (struct mb_counts){ .shared = opt.iters, .false_ = nfalse,
 		.true_ = opt.iters - nfalse, .loads = opt.iters, .stores = opt.iters,
 		.cpu = sched_getcpu() };

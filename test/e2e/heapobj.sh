@@ -79,3 +79,14 @@ if grep -A1 -E ': alloc +calloc 0x[0-9a-f]+ size 16$' "$TMP/script.txt" | grep -
 else
 	fail "script prints allocations" "$(grep -A2 ': alloc' "$TMP/script.txt" | head -6)"
 fi
+
+# --- thread stacks: thread 1's stores to its stack name its stack mapping
+"$LOCIPROF" record -q -o "$TMP/s.data" "$MB/objects" --stack-work --iters 2000000 > /dev/null 2>&1
+"$LOCIPROF" script -i "$TMP/s.data" > "$TMP/s.txt" 2> /dev/null
+tid1=$(awk '/thread-start index 1 /{split($1, a, "/"); print a[2]; exit}' "$TMP/s.txt")
+n=$(grep -cE "^ *[0-9]+/$tid1 .* => 0x[0-9a-f]+ stack of T1 \(tid $tid1\)" "$TMP/s.txt")
+if [ -n "$tid1" ] && [ "$n" -gt 0 ]; then
+	ok "script: $n samples of thread 1 (tid $tid1) name 'stack of T1'"
+else
+	fail "thread stacks labelled" "tid1 '$tid1', $(grep " $tid1 " "$TMP/s.txt" | grep -o '=> .*' | sort | uniq -c | sort -rn | head -3)"
+fi

@@ -456,6 +456,42 @@ LP_TEST(test_symbols_heap_block_named_by_site, "symbols: a tracked heap block is
 	return TEST_OK;
 }
 
+LP_TEST(test_symbols_thread_stack_named_by_its_tcb, "symbols: the anonymous mapping holding a thread's fs_base is 'stack of T<index>'")
+{
+	struct lp_symbols *s = symbols__new();
+	struct lp_mmap m;
+	struct lp_thread t;
+	struct lp_dataobj o;
+	int ret;
+
+	memset(&m, 0, sizeof(m));
+	m.pid = 42;
+	m.prot = PROT_READ | PROT_WRITE;
+	m.start = 0x7f0000000000;
+	m.len = 0x800000;
+	TEST_ASSERT(s && symbols__add_mmap(s, &m) == 0, "stack mapping");
+	m.start = 0x7f0001000000;
+	strcpy(m.filename, "//anon");	/* as perf's MMAP2 records name it */
+	TEST_ASSERT(symbols__add_mmap(s, &m) == 0, "another anonymous mapping");
+	memset(&t, 0, sizeof(t));
+	t.pid = 42;
+	t.tid = 77;
+	t.index = 3;
+	t.fs_base = 0x7f00007ff640;
+	TEST_ASSERT(symbols__add_thread(s, &t) == 0, "thread");
+	t.tid = 78;
+	t.index = 0;	/* the first thread's TCB is not on a stack */
+	t.fs_base = 0x7f0001000100;
+	TEST_ASSERT(symbols__add_thread(s, &t) == 0, "first thread");
+	ret = symbols__data(s, 42, 0x7f0000100000, &o);
+	TEST_ASSERT(ret == 0 && !strcmp(o.label, "stack of T3 (tid 77)"), "ret %d label '%.80s'",
+		    ret, o.label);
+	ret = symbols__data(s, 42, 0x7f0001000008, &o);
+	TEST_ASSERT(ret == 0 && !strcmp(o.label, "[anon]"), "other mapping: '%.80s'", o.label);
+	symbols__delete(s);
+	return TEST_OK;
+}
+
 LP_TEST(test_symbols_map_overlap, "symbols: new mapping splits old one, pgoff follows")
 {
 	char dir[] = "/tmp/lp-sym-XXXXXX", path[64];
