@@ -45,6 +45,28 @@ static int heat_color(double frac)
 
 #define TEXT_TOP_OBJECTS	10
 
+/*
+ * A line's object: the one at its start, or when that is only a region
+ * (a heap block starts after the line does) the heap block its first
+ * offset group hits, so heap lines show their allocation site.
+ */
+static void line_label(const struct comdetect_report *r, const struct comdetect_line *l,
+		       char *buf, size_t len)
+{
+	struct lp_dataobj d;
+	int k;
+
+	analysis__object_label(&r->run, l->line, buf, len);
+	if (!r->run.syms || (symbols__data(r->run.syms, r->run.pid, l->line, &d) == 0 && d.name))
+		return;
+	for (k = 0; k < l->ntouches; k++)
+		if (symbols__data(r->run.syms, r->run.pid, l->line + l->touches[k].off, &d) == 0 &&
+		    d.heap) {
+			snprintf(buf, len, "%s", d.label);
+			return;
+		}
+}
+
 static const char *const object_kinds[] = {
 	[COMDETECT_OBJ_HEAP] = "heap", [COMDETECT_OBJ_STATIC] = "static",
 	[COMDETECT_OBJ_REGION] = "region",
@@ -419,7 +441,7 @@ void comdetect_report__print(const void *view, FILE *f)
 		char obj[400];
 		int ns;
 
-		analysis__object_label(&r->run, l->line, obj, sizeof(obj));
+		line_label(r, l, obj, sizeof(obj));
 		fprintf(f, "\n  #%d line %#" PRIx64 "  %s\n", i + 1, l->line, obj);
 		fprintf(f, "     %.1f%% of all: true %.1f%%, false %.1f%%, %" PRIu64 " detections\n",
 			pct(l->vol_true + l->vol_false, total), pct(l->vol_true, total),
@@ -580,7 +602,7 @@ int comdetect_report__json(const void *view, const char *path)
 		json__obj_begin(&w, NULL);
 		snprintf(addr, sizeof(addr), "%#" PRIx64, l->line);
 		json__str(&w, "address", addr);
-		analysis__object_label(&r->run, l->line, obj, sizeof(obj));
+		line_label(r, l, obj, sizeof(obj));
 		json__str(&w, "object", obj);
 		json__double(&w, "true", l->vol_true);
 		json__double(&w, "false", l->vol_false);
