@@ -32,4 +32,6 @@ const char *const lp_alloc_fn_names[LP_ALLOC__MAX] = {
 	[LP_ALLOC_REALLOC] = "realloc",
 	[LP_ALLOC_ALIGNED] = "aligned_alloc",
 	[LP_ALLOC_FREE] = "free",
+	[LP_ALLOC_MMAP] = "mmap",
+	[LP_ALLOC_MUNMAP] = "munmap",
 };

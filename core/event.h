@@ -128,6 +128,8 @@ enum lp_alloc_fn {
 	LP_ALLOC_REALLOC,
 	LP_ALLOC_ALIGNED,	/* aligned_alloc, memalign */
 	LP_ALLOC_FREE,
+	LP_ALLOC_MMAP,		/* anonymous mmap */
+	LP_ALLOC_MUNMAP,	/* an LP_EV_FREE */
 	LP_ALLOC__MAX
 };
 

@@ -30,6 +30,9 @@ static const struct probe_def probe_defs[] = {
 	{ "memalign", LP_ALLOC_ALIGNED, 0 },
 	{ "memalign", LP_ALLOC_ALIGNED, 1 },
 	{ "free", LP_ALLOC_FREE, 0 },
+	{ "mmap", LP_ALLOC_MMAP, 0 },
+	{ "mmap", LP_ALLOC_MMAP, 1 },
+	{ "munmap", LP_ALLOC_MUNMAP, 0 },
 };
 
 /* Where a dynamically linked program's libc is when it is not mapped yet. */
@@ -143,7 +146,9 @@ int sess_alloc_setup(struct lp_session *s, pid_t pid)
 		at->sample_period = 1;
 		at->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 				  PERF_SAMPLE_REGS_USER;
-		at->sample_regs_user = 1ull << LP_REG_AX | 1ull << LP_REG_SI | 1ull << LP_REG_DI;
+		/* rdi, rsi, rcx: the arguments read (mmap's flags are the 4th); rax: the result */
+		at->sample_regs_user = 1ull << LP_REG_AX | 1ull << LP_REG_SI | 1ull << LP_REG_DI |
+				       1ull << LP_REG_CX;
 		if (d->ret) {
 			at->sample_type |= PERF_SAMPLE_CALLCHAIN;
 			at->exclude_callchain_kernel = 1;
@@ -289,7 +294,7 @@ int sess_alloc_sample(struct lp_session *s, struct thread *t, u64 id,
 	fn = ap->fn[t->aprobe[k]];
 	if (perf_sample__parse(h, h->size, at->sample_type, at->sample_regs_user, &raw))
 		return 1;
-	if (fn == LP_ALLOC_FREE) {
+	if (fn == LP_ALLOC_FREE || fn == LP_ALLOC_MUNMAP) {
 		if (raw.regs[LP_REG_DI])
 			emit(s, &raw, LP_EV_FREE, fn, raw.regs[LP_REG_DI], 0);
 		return 1;
@@ -302,7 +307,12 @@ int sess_alloc_sample(struct lp_session *s, struct thread *t, u64 id,
 		p = &t->apend[t->napend++];
 		p->fn = fn;
 		p->old = 0;
+		p->skip = 0;
 		switch (fn) {
+		case LP_ALLOC_MMAP:	/* only anonymous memory is an object */
+			p->size = raw.regs[LP_REG_SI];
+			p->skip = !(raw.regs[LP_REG_CX] & MAP_ANONYMOUS);
+			break;
 		case LP_ALLOC_CALLOC:
 			p->size = raw.regs[LP_REG_DI] * raw.regs[LP_REG_SI];
 			break;
@@ -329,6 +339,8 @@ int sess_alloc_sample(struct lp_session *s, struct thread *t, u64 id,
 		return 1;
 	}
 	p = &t->apend[--t->napend];
+	if (p->skip || raw.regs[LP_REG_AX] == (u64)MAP_FAILED)
+		return 1;
 	if (p->old && raw.regs[LP_REG_AX])	/* realloc moved or kept it */
 		emit(s, &raw, LP_EV_FREE, LP_ALLOC_FREE, p->old, 0);
 	if (raw.regs[LP_REG_AX]) {

@@ -68,7 +68,7 @@ struct wslot {
 	struct perf_event_attr attr;
 };
 
-#define LP_ALLOC_PROBES 12	/* entry and return probes of the allocator */
+#define LP_ALLOC_PROBES 16	/* entry and return probes of the allocator */
 #define LP_ALLOC_NEST 8		/* allocator calls pending per thread (realloc -> malloc) */
 
 /* The allocator probes every thread gets (session-alloc.c). */
@@ -86,6 +86,7 @@ struct allocprobes {
 struct apend {
 	u64 size, old;
 	u8 fn;
+	u8 skip;		/* not an object (a file mapping): pair, emit nothing */
 };
 
 struct proc {

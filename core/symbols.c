@@ -425,6 +425,7 @@ static void heap_label(struct lp_symbols *s, const struct lp_object *b, u64 addr
 	static const char *const verbs[LP_ALLOC__MAX] = {
 		[LP_ALLOC_MALLOC] = "malloc'd", [LP_ALLOC_CALLOC] = "calloc'd",
 		[LP_ALLOC_REALLOC] = "realloc'd", [LP_ALLOC_ALIGNED] = "aligned_alloc'd",
+		[LP_ALLOC_MMAP] = "mmap'd",
 	};
 	const char *verb = b->fn < LP_ALLOC__MAX && verbs[b->fn] ? verbs[b->fn] : "allocated";
 	struct lp_srcloc loc;
@@ -458,14 +459,17 @@ int symbols__data(struct lp_symbols *s, u32 pid, u64 addr, struct lp_dataobj *ou
 
 	memset(out, 0, sizeof(*out));
 	b = s && s->heap ? objects__find(s->heap, pid, addr, 0) : NULL;
+	p = s ? symbols__proc(s, pid, false) : NULL;
+	idx = p ? proc__find(p, addr) : -1;
+	/* pthread_create mmaps the stacks: a thread's is named as its stack */
+	if (b && b->fn == LP_ALLOC_MMAP && idx >= 0 && stack_owner(p, &p->maps[idx]))
+		b = NULL;
 	if (b) {
 		heap_label(s, b, addr, out);
 		return 0;
 	}
-	p = s ? symbols__proc(s, pid, false) : NULL;
 	if (!p)
 		return -ENOENT;
-	idx = proc__find(p, addr);
 	if (idx < 0)
 		return -ENOENT;
 	m = &p->maps[idx];

@@ -9,12 +9,15 @@
  * With --pad each element fills two cache lines: the false sharing, and
  * with it the 'slots' object's communication, disappears.
  *
+ * --counter-mmap puts 'counter' in an anonymous mmap'd page instead.
  * --stack-work adds a private store to the thread's stack per iteration
  * (thread 1's is a mapping of its own: "stack of T1").
  *
  * Untouched guard blocks around 'counter' keep it off the lines of
  * 'slots' (heap blocks are adjacent, 16 bytes apart).
  */
+#include <sys/mman.h>
+
 #include "microbench/mb.h"
 
 struct slot {
@@ -27,7 +30,7 @@ struct padded_slot {
 };
 
 static double false_fraction = 0.7;
-static int pad, stack_work;
+static int pad, stack_work, counter_mmap;
 static struct mb_common opt;
 static struct mb_counts counts[2];
 
@@ -40,6 +43,8 @@ static const struct mb_opt opts[] = {
 	  "probability that an add goes to the thread's own element (default 0.7)" },
 	{ "pad", MB_OPT_FLAG, &pad, 0, 0, NULL,
 	  "pad each element of 'slots' to two cache lines: no false sharing" },
+	{ "counter-mmap", MB_OPT_FLAG, &counter_mmap, 0, 0, NULL,
+	  "put 'counter' in a page of its own from an anonymous mmap" },
 	{ "stack-work", MB_OPT_FLAG, &stack_work, 0, 0, NULL,
 	  "also store to an array on the thread's stack every iteration (private)" },
 	{ NULL },
@@ -76,7 +81,13 @@ static void allocate(void)
 			slot_word[i] = &s[i].v;
 	}
 	guard[0] = malloc(2 * MB_PAD);
-	counter_line = __LINE__; counter = malloc(sizeof(*counter));
+	if (counter_mmap) {
+		counter_line = __LINE__; counter = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (counter == MAP_FAILED)
+			counter = NULL;
+	} else {
+		counter_line = __LINE__; counter = malloc(sizeof(*counter));
+	}
 	guard[1] = malloc(2 * MB_PAD);
 	if (!slot_word[0] || !counter || !guard[0] || !guard[1]) {
 		fprintf(stderr, "objects: out of memory\n");

@@ -90,3 +90,14 @@ if [ -n "$tid1" ] && [ "$n" -gt 0 ]; then
 else
 	fail "thread stacks labelled" "tid1 '$tid1', $(grep " $tid1 " "$TMP/s.txt" | grep -o '=> .*' | sort | uniq -c | sort -rn | head -3)"
 fi
+
+# --- an anonymous mmap is an object too, named by its mmap call site
+"$MB/objects" --expect --counter-mmap > "$TMP/em.json"
+want_mm=$(js "$TMP/em.json" "[o['site'] for o in d['objects'] if o['name'] == 'counter'][0]")
+"$LOCIPROF" comdetect -q --json "$TMP/mm.json" "$MB/objects" --counter-mmap --pin > /dev/null 2>&1
+got=$(js "$TMP/mm.json" "[o['object'] for o in d['objects'] if o.get('site') == '$want_mm']")
+if echo "$got" | grep -q "mmap'd 4096 B at $want_mm (main)"; then
+	ok "--counter-mmap: the counter is 'mmap'd 4096 B at $want_mm'"
+else
+	fail "anonymous mmap named by its site" "want $want_mm, objects with that site: $got; all: $(js "$TMP/mm.json" "[o['object'] for o in d['objects']]")"
+fi

@@ -488,6 +488,25 @@ LP_TEST(test_symbols_thread_stack_named_by_its_tcb, "symbols: the anonymous mapp
 		    ret, o.label);
 	ret = symbols__data(s, 42, 0x7f0001000008, &o);
 	TEST_ASSERT(ret == 0 && !strcmp(o.label, "[anon]"), "other mapping: '%.80s'", o.label);
+	{
+		/* pthread_create's mmap of the stack, and another anonymous mmap */
+		struct lp_event ev;
+
+		memset(&ev, 0, sizeof(ev));
+		ev.type = LP_EV_ALLOC;
+		ev.alloc = (struct lp_alloc){ .time = 1, .addr = 0x7f0000000000, .size = 0x800000,
+					      .pid = 42, .fn = LP_ALLOC_MMAP };
+		TEST_ASSERT(symbols__add_alloc(s, &ev) == 0, "stack mmap");
+		ev.alloc.addr = 0x7f0001000000;
+		ev.alloc.size = 0x10000;
+		TEST_ASSERT(symbols__add_alloc(s, &ev) == 0, "anonymous mmap");
+	}
+	ret = symbols__data(s, 42, 0x7f0000100000, &o);
+	TEST_ASSERT(ret == 0 && !strcmp(o.label, "stack of T3 (tid 77)"),
+		    "a mapped stack is still the stack: '%.80s'", o.label);
+	ret = symbols__data(s, 42, 0x7f0001000008, &o);
+	TEST_ASSERT(ret == 0 && o.heap && !strcmp(o.label, "mmap'd 65536 B") && o.offset == 8,
+		    "anonymous mmap: '%.80s'", o.label);
 	symbols__delete(s);
 	return TEST_OK;
 }
