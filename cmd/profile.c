@@ -91,6 +91,9 @@ const struct lp_opt profile_options[] = {
 	  "uprobes) to name heap objects by allocation site", LP_OPT_FLAG, PO(no_objects) },
 	{ "objects-max", 0, "N", "track the first N heap allocations, then remove the\n"
 	  "probes (each call costs a trap; default 10000, 0: all)", LP_OPT_U64, PO(objects_max) },
+	{ "objects-all-threads", 0, NULL, "track the allocations of every thread, not only\n"
+	  "the first thread's (each thread's probes cost ~0.6 s\n"
+	  "of kernel time to remove)", LP_OPT_FLAG, PO(objects_all_threads) },
 	{ "ldlat", 0, "CYCLES", "pebs: sample loads slower than CYCLES, with the\n"
 	  "full data source (load-latency event)", LP_OPT_INT, PO(ldlat), 0, 65535 },
 	{ "verbose", 'v', NULL, "more detail, including per-reason sample counts", LP_OPT_COUNT, PO(verbose) },
@@ -269,6 +272,7 @@ struct lp_session *profile__start(const struct profile_opts *po, int argc,
 	so.prev_insn = po->prev_insn;
 	so.objects = !po->no_objects;
 	so.objects_max = po->objects_max;
+	so.objects_all_threads = po->objects_all_threads;
 	so.verbose = po->verbose;
 	err = session__new(&s, &so);
 	if (err)

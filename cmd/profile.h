@@ -22,6 +22,7 @@ struct profile_opts {
 	int nslots;
 	int no_objects;		/* --no-objects */
 	u64 objects_max;	/* --objects-max */
+	int objects_all_threads;	/* --objects-all-threads */
 	int follow_fork;
 	int ldlat;
 	int verbose;

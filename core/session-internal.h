@@ -165,6 +165,8 @@ struct lp_session {
 	struct lp_datafile *replay;	/* replaying this file: nothing runs */
 	struct lp_tracesim *trace;	/* a trace-driven run (session-trace.c) */
 	struct allocprobes *alloc;	/* NULL: objects not tracked */
+	int *grave;			/* allocator probe fds to release (session-alloc.c) */
+	int ngrave, capgrave;
 	char err[512];
 };
 
@@ -197,6 +199,7 @@ int sess_alloc_setup(struct lp_session *s, pid_t pid);
 void sess_alloc_free(struct lp_session *s);
 void sess_alloc_open(struct lp_session *s, struct thread *t);
 void sess_alloc_close(struct lp_session *s, struct thread *t);
+void sess_alloc_bury(struct lp_session *s);
 int sess_alloc_sample(struct lp_session *s, struct thread *t, u64 id,
 		      const struct perf_event_header *h);
 

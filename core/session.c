@@ -353,6 +353,8 @@ void session__delete(struct lp_session *s)
 		close(s->exec_errno_fd);
 	sess_trace_delete(s->trace);
 	lp_actions__exit(&s->acts);
+	sess_alloc_bury(s);
+	free(s->grave);
 	sess_alloc_free(s);
 	free(s->pending);
 	free(s->sinks);

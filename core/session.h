@@ -30,6 +30,7 @@ struct lp_session_opts {
 	int prev_insn;		/* enum lp_prev_insn */
 	int objects;		/* track heap allocations (allocator uprobes) */
 	u64 objects_max;	/* ...the first this many per run, then stop (0: all) */
+	int objects_all_threads;	/* ...in every thread, not only each process's first */
 	int verbose;
 };
 
