@@ -10,6 +10,8 @@
 
 #include "arch/x86/data-src.h"
 #include "cmd/builtin.h"
+#include "cmd/options.h"
+#include "cmd/profile.h"
 #include "core/datafile.h"
 #include "core/symbols.h"
 
@@ -177,6 +179,23 @@ static void print_event(struct lp_symbols *syms, const struct lp_event *ev)
 		print_time(ev->exec.time);
 		printf(": %-12s %s", name, ev->exec.filename[0] ? ev->exec.filename : "?");
 		break;
+	case LP_EV_ALLOC:
+	case LP_EV_FREE: {
+		const struct lp_alloc *x = &ev->alloc;
+		u8 i;
+
+		printf("%7u/%-7u       ", x->pid, x->tid);
+		print_time(x->time);
+		printf(": %-12s %s %#" PRIx64, name, lp_alloc_fn_names[x->fn], x->addr);
+		if (ev->type == LP_EV_ALLOC)
+			printf(" size %" PRIu64, x->size);
+		/* return addresses: the call is the instruction before each */
+		for (i = 0; i < x->nframes; i++) {
+			printf("\n%38s<-", "");
+			print_code(syms, x->pid, x->frames[i] - 1);
+		}
+		break;
+	}
 	default:
 		printf("unknown event type %u", ev->type);
 		break;
@@ -225,8 +244,8 @@ int cmd_script(int argc, char **argv)
 	if (!nosyms)
 		syms = symbols__new();
 	while ((ret = datafile__read(f, &ev)) > 0) {
-		if (syms && ev.type == LP_EV_MMAP)
-			symbols__add_mmap(syms, &ev.mmap);
+		if (syms)
+			profile__symbols_sink(syms, &ev, NULL);
 		print_event(syms, &ev);
 	}
 	fflush(stdout);

@@ -7,6 +7,7 @@
 
 #include "cmd/builtin.h"
 #include "cmd/comdetect-report.h"
+#include "core/comdetect-objects.h"
 #include "core/json.h"
 #include "core/svg.h"
 
@@ -45,6 +46,148 @@ static int heat_color(double frac)
 }
 
 #define ALL "all communication"	/* what the matrices' percentages are of */
+#define TEXT_TOP_OBJECTS	10
+
+/*
+ * A line's object: the one at its start, or when that is only a region
+ * (a heap block starts after the line does) the heap block its first
+ * offset group hits, so heap lines show their allocation site.
+ */
+static void line_label(const struct comdetect_report *r, const struct comdetect_line *l,
+		       char *buf, size_t len)
+{
+	struct lp_dataobj d;
+	int k;
+
+	analysis__object_label(&r->run, l->line, buf, len);
+	if (!r->run.syms || (symbols__data(r->run.syms, r->run.pid, l->line, &d) == 0 && d.name))
+		return;
+	for (k = 0; k < l->ntouches; k++)
+		if (symbols__data(r->run.syms, r->run.pid, l->line + l->touches[k].off, &d) == 0 &&
+		    d.heap) {
+			snprintf(buf, len, "%s", d.label);
+			return;
+		}
+}
+
+static const char *const object_kinds[] = {
+	[COMDETECT_OBJ_HEAP] = "heap", [COMDETECT_OBJ_STATIC] = "static",
+	[COMDETECT_OBJ_REGION] = "region",
+};
+
+/* "objects.c:69" for a heap block's allocation site; 0, or -ENOENT. */
+static int object_site(const struct comdetect_report *r, const struct comdetect_object *o,
+		       char *buf, size_t len, struct lp_srcloc *loc)
+{
+	const char *f;
+
+	if (!o->heap || !r->run.syms || symbols__alloc_site(r->run.syms, o->heap, loc) ||
+	    !loc->file)
+		return -ENOENT;
+	f = strrchr(loc->file, '/');
+	snprintf(buf, len, "%s:%u", f ? f + 1 : loc->file, loc->line);
+	return 0;
+}
+
+/* One call-path frame: "func file:line", or the address. */
+static void frame_name(const struct comdetect_report *r, u32 pid, u64 ret_addr, char *buf,
+		       size_t len)
+{
+	struct lp_srcloc loc;
+
+	if (r->run.syms && symbols__code(r->run.syms, pid, ret_addr - 1, &loc) == 0) {
+		const char *f = loc.file ? strrchr(loc.file, '/') : NULL;
+
+		snprintf(buf, len, "%s %s:%u", loc.function, f ? f + 1 : loc.file ? loc.file : "??",
+			 loc.line);
+	} else {
+		snprintf(buf, len, "%#" PRIx64, ret_addr);
+	}
+}
+
+static void print_objects(const struct comdetect_report *r, FILE *f, double total)
+{
+	struct comdetect_object *v = NULL;
+	int n = 0, i, k;
+
+	if (!r->run.syms || comdetect__objects(r->res, r->run.syms, r->run.pid, &v, &n))
+		return;
+	fprintf(f, "\nData objects by communication (the top lines' volume split over the objects\n"
+		"their offsets hit):\n");
+	if (!n)
+		fprintf(f, "  (none)\n");
+	else
+		fprintf(f, "  %3s %6s %6s %6s  %-6s %-5s %-13s %s\n", "#", "all%", "true%", "false%",
+			"kind", "lines", "offsets", "object (threads)");
+	for (i = 0; i < n && i < TEXT_TOP_OBJECTS; i++) {
+		const struct comdetect_object *o = &v[i];
+		char offs[32];
+
+		snprintf(offs, sizeof(offs), "%#x-%#x", o->off_lo, o->off_hi);
+		fprintf(f, "  %3d %6.1f %6.1f %6.1f  %-6s %-5u %-13s %s (", i + 1,
+			pct(o->vol_true + o->vol_false, total), pct(o->vol_true, total),
+			pct(o->vol_false, total), object_kinds[o->kind], o->nlines, offs, o->label);
+		for (k = 0; k < 64; k++)
+			if (o->threads & 1ull << k)
+				fprintf(f, "%sT%d", o->threads & ((1ull << k) - 1) ? "," : "", k);
+		fprintf(f, ")\n");
+		for (k = 0; o->heap && k < o->heap->nframes && k < 4; k++) {
+			char fr[300];
+
+			frame_name(r, o->heap->pid, o->heap->frames[k], fr, sizeof(fr));
+			fprintf(f, "  %27s <- %s\n", "", fr);
+		}
+	}
+	if (n > TEXT_TOP_OBJECTS)
+		fprintf(f, "  ... %d more objects (--json lists them)\n", n - TEXT_TOP_OBJECTS);
+	free(v);
+}
+
+static void json_objects(const struct comdetect_report *r, struct json_writer *w)
+{
+	struct comdetect_object *v = NULL;
+	struct lp_srcloc loc;
+	char buf[300];
+	int n = 0, i, k;
+
+	json__arr_begin(w, "objects");
+	if (r->run.syms && comdetect__objects(r->res, r->run.syms, r->run.pid, &v, &n) == 0) {
+		for (i = 0; i < n; i++) {
+			const struct comdetect_object *o = &v[i];
+
+			json__obj_begin(w, NULL);
+			json__str(w, "object", o->label);
+			json__str(w, "kind", object_kinds[o->kind]);
+			snprintf(buf, sizeof(buf), "%#" PRIx64, o->start);
+			json__str(w, "address", buf);
+			json__u64(w, "size", o->size);
+			if (object_site(r, o, buf, sizeof(buf), &loc) == 0) {
+				json__str(w, "site", buf);
+				json__str(w, "function", loc.function);
+			}
+			json__arr_begin(w, "callpath");
+			for (k = 0; o->heap && k < o->heap->nframes; k++) {
+				frame_name(r, o->heap->pid, o->heap->frames[k], buf, sizeof(buf));
+				json__str(w, NULL, buf);
+			}
+			json__arr_end(w);
+			json__double(w, "true", o->vol_true);
+			json__double(w, "false", o->vol_false);
+			json__u64(w, "lines", o->nlines);
+			json__arr_begin(w, "threads");
+			for (k = 0; k < 64; k++)
+				if (o->threads & 1ull << k)
+					json__u64(w, NULL, k);
+			json__arr_end(w);
+			json__u64(w, "offset_min", o->off_lo);
+			json__u64(w, "offset_max", o->off_hi);
+			json__obj_end(w);
+		}
+		free(v);
+	}
+	json__arr_end(w);
+}
+
 #define TEXT_FULL_MATRIX	16	/* up to this many threads: the whole matrix */
 #define TEXT_MAX_MATRIX		32	/* else the ones that communicate, up to this */
 #define TEXT_TOP_PAIRS		20	/* else the pairs that communicate most */
@@ -301,7 +444,7 @@ void comdetect_report__print(const void *view, FILE *f)
 		char obj[400];
 		int ns;
 
-		analysis__object_label(&r->run, l->line, obj, sizeof(obj));
+		line_label(r, l, obj, sizeof(obj));
 		fprintf(f, "\n  #%d line %#" PRIx64 "  %s\n", i + 1, l->line, obj);
 		fprintf(f, "     %.1f%% of all: true %.1f%%, false %.1f%%, %" PRIu64 " detections\n",
 			pct(l->vol_true + l->vol_false, total), pct(l->vol_true, total),
@@ -323,6 +466,7 @@ void comdetect_report__print(const void *view, FILE *f)
 			fprintf(f, "     %s %s:%u (%" PRIu64 ")\n", sites[k].function,
 				sites[k].file ? sites[k].file : "??", sites[k].line, sites[k].count);
 	}
+	print_objects(r, f, total);
 	fprintf(f, "\n# samples used %" PRIu64 " (%" PRIu64 " loads, %" PRIu64 " stores); "
 		"watchpoints armed %" PRIu64 " times; traps ignored (repeats of a counted watch, or a watch\n# no longer kept) %" PRIu64 "\n",
 		st->samples_used, st->loads, st->stores, st->armings, st->traps_stale);
@@ -467,7 +611,7 @@ int comdetect_report__json_as(const struct comdetect_report *r, const char *comm
 		json__obj_begin(&w, NULL);
 		snprintf(addr, sizeof(addr), "%#" PRIx64, l->line);
 		json__str(&w, "address", addr);
-		analysis__object_label(&r->run, l->line, obj, sizeof(obj));
+		line_label(r, l, obj, sizeof(obj));
 		json__str(&w, "object", obj);
 		json__double(&w, "true", l->vol_true);
 		json__double(&w, "false", l->vol_false);
@@ -502,6 +646,7 @@ int comdetect_report__json_as(const struct comdetect_report *r, const char *comm
 		json__obj_end(&w);
 	}
 	json__arr_end(&w);
+	json_objects(r, &w);
 	if (extra)
 		extra(&w, arg);
 	json__obj_end(&w);

@@ -29,6 +29,7 @@ void profile_opts__init(struct profile_opts *po)
 	po->sync = -1;
 	po->pid = -1;
 	po->prev_insn = LP_PREV_PREFER;
+	po->objects_max = 10000;
 }
 
 static int parse_sampler(void *obj, const char *arg)
@@ -86,6 +87,15 @@ const struct lp_opt profile_options[] = {
 	{ "mmap-pages", 'm', "N", "ring buffer data pages per thread (power of 2)",
 	  LP_OPT_CALL, .parse = parse_pages },
 	{ "follow-fork", 0, NULL, "trace forked child processes too", LP_OPT_FLAG, PO(follow_fork) },
+	{ "objects", 0, NULL, "name heap objects by allocation site: uprobes on the\n"
+	  "allocator, each call a trap (off by default: it costs)", LP_OPT_FLAG, PO(objects) },
+	{ "no-objects", 0, NULL, "do not track heap allocations (the default)", LP_OPT_CLEAR,
+	  PO(objects) },
+	{ "objects-max", 0, "N", "track the first N heap allocations, then remove the\n"
+	  "probes (each call costs a trap; default 10000, 0: all)", LP_OPT_U64, PO(objects_max) },
+	{ "objects-all-threads", 0, NULL, "track the allocations of every thread, not only\n"
+	  "the first thread's (each thread's probes cost ~0.6 s\n"
+	  "of kernel time to remove)", LP_OPT_FLAG, PO(objects_all_threads) },
 	{ "ldlat", 0, "CYCLES", "pebs: sample loads slower than CYCLES, with the\n"
 	  "full data source (load-latency event)", LP_OPT_INT, PO(ldlat), 0, 65535 },
 	{ "verbose", 'v', NULL, "more detail, including per-reason sample counts", LP_OPT_COUNT, PO(verbose) },
@@ -262,6 +272,9 @@ struct lp_session *profile__start(const struct profile_opts *po, int argc,
 	so.nslots = po->nslots;
 	so.ring_pages = po->ring_pages;
 	so.prev_insn = po->prev_insn;
+	so.objects = po->objects;
+	so.objects_max = po->objects_max;
+	so.objects_all_threads = po->objects_all_threads;
 	so.verbose = po->verbose;
 	err = session__new(&s, &so);
 	if (err)
@@ -350,6 +363,18 @@ void profile__print_stats(const struct lp_session *s, const struct profile_opts 
 					100.0 * st->noaddr[i] / st->samples);
 		fprintf(stderr, " ]\n");
 	}
+	if (st->alloc_probes || st->allocs)
+		fprintf(stderr, "[ heap objects: %llu allocations and %llu frees tracked%s ]\n",
+			(unsigned long long)st->allocs, (unsigned long long)st->frees,
+			st->alloc_stopped_at ? ", then --objects-max was reached: later allocations "
+			"are not named" : "");
+	else if (po->objects && st->last_alloc_error)
+		fprintf(stderr, "[ heap objects not tracked: %s%s ]\n", strerror(-st->last_alloc_error),
+			st->last_alloc_error == -EACCES || st->last_alloc_error == -EPERM ?
+			" (allocator uprobes need CAP_PERFMON or root)" : "");
+	if (st->alloc_open_errors)
+		fprintf(stderr, "[ %llu allocator probes could not be opened, last: %s ]\n",
+			(unsigned long long)st->alloc_open_errors, strerror(-st->last_alloc_error));
 	if (st->lost || st->throttled)
 		fprintf(stderr, "[ lost %llu records, throttled %llu times: "
 			"use a longer period (-c) or more ring pages (-m) ]\n",
@@ -505,6 +530,10 @@ int profile__symbols_sink(void *arg, const struct lp_event *ev, struct lp_action
 	(void)acts;
 	if (ev->type == LP_EV_MMAP)
 		symbols__add_mmap(arg, &ev->mmap);
+	else if (ev->type == LP_EV_ALLOC || ev->type == LP_EV_FREE)
+		symbols__add_alloc(arg, ev);
+	else if (ev->type == LP_EV_THREAD_START)
+		symbols__add_thread(arg, &ev->thread);
 	return 0;
 }
 

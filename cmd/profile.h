@@ -20,6 +20,9 @@ struct profile_opts {
 	int prev_insn;
 	int ring_pages;
 	int nslots;
+	int objects;		/* --objects: track heap allocations */
+	u64 objects_max;	/* --objects-max */
+	int objects_all_threads;	/* --objects-all-threads */
 	int follow_fork;
 	int ldlat;
 	int verbose;

@@ -310,6 +310,22 @@ int datafile__put_event(struct wb *w, const struct lp_event *ev)
 		wb_str(w, e->filename, sizeof(e->filename) - 1);
 		break;
 	}
+	case LP_EV_ALLOC:
+	case LP_EV_FREE: {
+		const struct lp_alloc *e = &ev->alloc;
+		u8 i, n = e->nframes > LP_ALLOC_MAX_FRAMES ? LP_ALLOC_MAX_FRAMES : e->nframes;
+
+		wb_u64(w, e->time);
+		wb_u64(w, e->addr);
+		wb_u64(w, e->size);
+		wb_u32(w, e->pid);
+		wb_u32(w, e->tid);
+		wb_u8(w, e->fn);
+		wb_u8(w, n);
+		for (i = 0; i < n; i++)
+			wb_u64(w, e->frames[i]);
+		break;
+	}
 	default:
 		return -EINVAL;
 	}
@@ -436,6 +452,25 @@ int datafile__get_event(struct rd *r, u32 type, struct lp_event *ev)
 		e->pid = rd_u32(r);
 		e->tid = rd_u32(r);
 		rd_str(r, e->filename, sizeof(e->filename));
+		break;
+	}
+	case LP_EV_ALLOC:
+	case LP_EV_FREE: {
+		struct lp_alloc *e = &ev->alloc;
+		u8 i;
+
+		e->time = rd_u64(r);
+		e->addr = rd_u64(r);
+		e->size = rd_u64(r);
+		e->pid = rd_u32(r);
+		e->tid = rd_u32(r);
+		e->fn = rd_u8(r);
+		e->nframes = rd_u8(r);
+		/* printers index the name table with fn */
+		if (e->fn == 0 || e->fn >= LP_ALLOC__MAX || e->nframes > LP_ALLOC_MAX_FRAMES)
+			return -EBADMSG;
+		for (i = 0; i < e->nframes; i++)
+			e->frames[i] = rd_u64(r);
 		break;
 	}
 	default:

@@ -23,7 +23,8 @@
 
 #define LP_DATA_MAGIC		"LOCIPROF"
 #define LP_DATA_VERSION_MAJOR	1
-#define LP_DATA_VERSION_MINOR	3	/* 1.1: lp_thread.cpu_ns, header analysis; 1.2: config; 1.3: EXEC */
+#define LP_DATA_VERSION_MINOR	4	/* 1.1: lp_thread.cpu_ns, header analysis; 1.2: config; 1.3: EXEC;
+					   1.4: ALLOC, FREE */
 #define LP_DATA_VERSION		((LP_DATA_VERSION_MAJOR << 16) | LP_DATA_VERSION_MINOR)
 
 /*

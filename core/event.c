@@ -22,4 +22,16 @@ const char *const lp_event_names[LP_EV__MAX] = {
 	[LP_EV_LOST] = "lost",
 	[LP_EV_COUNTER] = "counter",
 	[LP_EV_EXEC] = "exec",
+	[LP_EV_ALLOC] = "alloc",
+	[LP_EV_FREE] = "free",
+};
+
+const char *const lp_alloc_fn_names[LP_ALLOC__MAX] = {
+	[LP_ALLOC_MALLOC] = "malloc",
+	[LP_ALLOC_CALLOC] = "calloc",
+	[LP_ALLOC_REALLOC] = "realloc",
+	[LP_ALLOC_ALIGNED] = "aligned_alloc",
+	[LP_ALLOC_FREE] = "free",
+	[LP_ALLOC_MMAP] = "mmap",
+	[LP_ALLOC_MUNMAP] = "munmap",
 };

@@ -121,6 +121,41 @@ struct lp_exec {
 	char filename[256];	/* the new program, /proc/PID/exe */
 };
 
+/* The allocator function an LP_EV_ALLOC / LP_EV_FREE came from. */
+enum lp_alloc_fn {
+	LP_ALLOC_MALLOC = 1,
+	LP_ALLOC_CALLOC,
+	LP_ALLOC_REALLOC,
+	LP_ALLOC_ALIGNED,	/* aligned_alloc, memalign */
+	LP_ALLOC_FREE,
+	LP_ALLOC_MMAP,		/* anonymous mmap */
+	LP_ALLOC_MUNMAP,	/* an LP_EV_FREE */
+	LP_ALLOC__MAX
+};
+
+extern const char *const lp_alloc_fn_names[LP_ALLOC__MAX];
+
+#define LP_ALLOC_MAX_FRAMES 8
+
+/*
+ * A heap block was allocated (LP_EV_ALLOC: addr, size, the call path) or
+ * freed (LP_EV_FREE: addr; size and frames 0). time is the allocator's
+ * return (alloc) or entry (free). realloc is a free of the old block,
+ * then an alloc of the new one.
+ */
+struct lp_alloc {
+	u64 time;
+	u64 addr;
+	u64 size;
+	u32 pid, tid;
+	u8 fn;			/* enum lp_alloc_fn */
+	u8 nframes;		/* valid entries of frames[] */
+	u16 pad;
+	u32 pad2;
+	/* return addresses, innermost first: frames[0] is in malloc's caller */
+	u64 frames[LP_ALLOC_MAX_FRAMES];
+};
+
 enum lp_action_op {
 	LP_ACT_ARM = 1,		/* arm (or move) watchpoint slot on tid */
 	LP_ACT_DISARM = 2,
@@ -148,6 +183,8 @@ enum lp_event_type {
 	LP_EV_LOST,
 	LP_EV_COUNTER,
 	LP_EV_EXEC,		/* since data file 1.3 */
+	LP_EV_ALLOC,		/* since data file 1.4 */
+	LP_EV_FREE,		/* since data file 1.4 */
 	LP_EV__MAX
 };
 
@@ -165,6 +202,7 @@ struct lp_event {
 		struct lp_lost lost;
 		struct lp_counter counter;
 		struct lp_exec exec;
+		struct lp_alloc alloc;	/* LP_EV_ALLOC, LP_EV_FREE */
 	};
 };
 

@@ -58,8 +58,7 @@ static int cursor_init(struct cursor *c, const void *rec, size_t len,
 	return 0;
 }
 
-#define UNSUPPORTED (PERF_SAMPLE_CALLCHAIN |				\
-		     PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_STACK_USER |	\
+#define UNSUPPORTED (PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_STACK_USER |	\
 		     PERF_SAMPLE_REGS_INTR | PERF_SAMPLE_AUX)
 
 #define READ_FORMATS (PERF_FORMAT_TOTAL_TIME_ENABLED |			\
@@ -157,7 +156,14 @@ int perf_sample__parse_read(const void *rec, size_t len, u64 sample_type,
 	GET64(PERF_SAMPLE_PERIOD, out->period);
 	if ((st & PERF_SAMPLE_READ) && get_read(&c, read_format, out))
 		return -EINVAL;
-	/* CALLCHAIN was refused above */
+	if (st & PERF_SAMPLE_CALLCHAIN) {
+		if (get_u64(&c, &v) || v > 0xffff)
+			return -EINVAL;
+		out->callchain_nr = v;
+		out->callchain = c.p;
+		if (skip(&c, v * 8))
+			return -EINVAL;
+	}
 	if (st & PERF_SAMPLE_RAW) {
 		if (get_u32(&c, &out->raw_size))
 			return -EINVAL;

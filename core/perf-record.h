@@ -42,6 +42,9 @@ struct lp_perf_sample {
 	u64 regs[LP_REG__MAX];
 	u32 raw_size;
 	const void *raw;	/* points into the parsed buffer */
+	/* PERF_SAMPLE_CALLCHAIN: nr u64 entries, context markers included */
+	u32 callchain_nr;
+	const void *callchain;	/* points into the parsed buffer (memcpy each) */
 	/* Parsed so that later fields line up; kept for whoever wants them. */
 	u64 transaction;
 	u64 phys_addr;
@@ -60,7 +63,7 @@ struct lp_perf_sample {
  * Parse the body of a PERF_RECORD_SAMPLE (@rec points at the perf_event_header,
  * @len is header.size). @regs_mask is attr.sample_regs_user. Returns 0, or
  * -EINVAL if the record is shorter than its sample_type implies or carries a
- * field lociprof does not understand (CALLCHAIN, BRANCH_STACK,
+ * field lociprof does not understand (BRANCH_STACK,
  * STACK_USER, REGS_INTR, AUX, bits beyond PERF_SAMPLE_MAX, or both WEIGHT
  * and WEIGHT_STRUCT). Fields are read in the kernel's output order
  * (perf_output_sample: ... PHYS_ADDR, CGROUP, DATA_PAGE_SIZE, CODE_PAGE_SIZE,

@@ -222,6 +222,8 @@ static void handle_sample(struct lp_session *s, struct thread *t,
 			sess_pending_push(s, &ev);
 			return;
 		}
+		if (sess_alloc_sample(s, t, id, h))
+			return;
 		for (k = 0; k < t->nfds; k++)
 			if (t->ids[k] == id)
 				break;
@@ -360,6 +362,7 @@ void sess_close_events(struct lp_session *s, struct thread *t)
 		t->slots[i].fd = -1;
 		t->slots[i].armed = 0;
 	}
+	sess_alloc_close(s, t);
 	if (t->has_ring)
 		ring__munmap(&t->ring);
 	t->has_ring = 0;
@@ -426,6 +429,7 @@ static int open_events(struct lp_session *s, struct thread *t)
 	if (err)
 		goto out_close;
 	t->has_ring = 1;
+	sess_alloc_open(s, t);
 	{
 		struct epoll_event ee = { .events = EPOLLIN, .data.u32 = t->tid };
 

@@ -68,6 +68,27 @@ struct wslot {
 	struct perf_event_attr attr;
 };
 
+#define LP_ALLOC_PROBES 16	/* entry and return probes of the allocator */
+#define LP_ALLOC_NEST 8		/* allocator calls pending per thread (realloc -> malloc) */
+
+/* The allocator probes every thread gets (session-alloc.c). */
+struct allocprobes {
+	char path[4096];	/* the file probed (attrs' config1 points here) */
+	int n;
+	struct perf_event_attr attrs[LP_ALLOC_PROBES];
+	u8 fn[LP_ALLOC_PROBES];	/* enum lp_alloc_fn */
+	u8 ret[LP_ALLOC_PROBES];
+	u64 nallocs;		/* LP_EV_ALLOC emitted */
+	int stopped;		/* objects_max reached: probes closed */
+};
+
+/* An allocator call entered, its return not seen yet. */
+struct apend {
+	u64 size, old;
+	u8 fn;
+	u8 skip;		/* not an object (a file mapping): pair, emit nothing */
+};
+
 struct proc {
 	pid_t pid;
 	int nthreads;
@@ -95,6 +116,12 @@ struct thread {
 	u64 sample_ns;		/* raw CPU time read in its latest sample */
 	u64 held_ns;		/* CPU time its held (--sync) stops cost so far */
 	u32 last_cpu;
+	int afds[LP_ALLOC_PROBES];	/* allocator probes, into the ring */
+	u64 aids[LP_ALLOC_PROBES];
+	u8 aprobe[LP_ALLOC_PROBES];	/* index in allocprobes */
+	int nafds;
+	struct apend apend[LP_ALLOC_NEST];
+	int napend;
 	struct thread *hnext;
 };
 
@@ -137,6 +164,9 @@ struct lp_session {
 	struct lp_session_stats stats;
 	struct lp_datafile *replay;	/* replaying this file: nothing runs */
 	struct lp_tracesim *trace;	/* a trace-driven run (session-trace.c) */
+	struct allocprobes *alloc;	/* NULL: objects not tracked */
+	int *grave;			/* allocator probe fds to release (session-alloc.c) */
+	int ngrave, capgrave;
 	char err[512];
 };
 
@@ -163,6 +193,15 @@ void sess_handle_wait(struct lp_session *s, pid_t tid, int status);
 void sess_check_exec_failure(struct lp_session *s);
 void sess_forget_untraced(struct lp_session *s);
 void sess_finish(struct lp_session *s);
+
+/* session-alloc.c: allocator uprobes */
+int sess_alloc_setup(struct lp_session *s, pid_t pid);
+void sess_alloc_free(struct lp_session *s);
+void sess_alloc_open(struct lp_session *s, struct thread *t);
+void sess_alloc_close(struct lp_session *s, struct thread *t);
+void sess_alloc_bury(struct lp_session *s);
+int sess_alloc_sample(struct lp_session *s, struct thread *t, u64 id,
+		      const struct perf_event_header *h);
 
 /* session-events.c: perf events, rings, watchpoints */
 int sess_execute_actions(struct lp_session *s);

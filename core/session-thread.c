@@ -174,6 +174,17 @@ static void resume(pid_t tid, int sig)
 }
 
 /* The exec marker: what follows in @t's process is the new program's. */
+/* Objects untracked is a note, not a failure: the profile stands without them. */
+static void alloc_setup(struct lp_session *s, pid_t pid)
+{
+	int err = sess_alloc_setup(s, pid);
+
+	if (err && s->opts.verbose)
+		fprintf(stderr, "lociprof: heap objects not tracked: %s\n", strerror(-err));
+	if (err)
+		s->stats.last_alloc_error = err;
+}
+
 static void emit_exec(struct lp_session *s, struct thread *t)
 {
 	struct lp_event ev;
@@ -220,6 +231,7 @@ static void handle_exec(struct lp_session *s, struct thread *t)
 	t->state = TS_NEW;
 	s->exec_seen = 1;
 	symbols__read_proc_maps(t->proc->pid, sess_emit_mmap, s);
+	alloc_setup(s, t->proc->pid);
 	sess_thread_setup(s, t);
 }
 
@@ -497,6 +509,7 @@ int session__attach(struct lp_session *s, pid_t pid)
 	s->attached = 1;
 	s->pid = pid;
 	s->exec_seen = 1;	/* it runs its program already */
+	alloc_setup(s, pid);
 	do {
 		err = attach_threads(s, pid, &added);
 		if (err) {

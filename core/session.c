@@ -67,6 +67,12 @@ static void count_event(struct lp_session *s, const struct lp_event *ev)
 	case LP_EV_TRAP:
 		s->stats.traps++;
 		break;
+	case LP_EV_ALLOC:
+		s->stats.allocs++;
+		break;
+	case LP_EV_FREE:
+		s->stats.frees++;
+		break;
 	case LP_EV_THREAD_START:
 		if (!s->pid)	/* replay: the program's first process */
 			s->pid = ev->thread.pid;
@@ -130,6 +136,8 @@ static u64 event_time(const struct lp_event *ev)
 	case LP_EV_MMAP: return ev->mmap.time;
 	case LP_EV_LOST: return ev->lost.time;
 	case LP_EV_COUNTER: return ev->counter.time;
+	case LP_EV_ALLOC:
+	case LP_EV_FREE: return ev->alloc.time;
 	default: return 0;
 	}
 }
@@ -345,6 +353,9 @@ void session__delete(struct lp_session *s)
 		close(s->exec_errno_fd);
 	sess_trace_delete(s->trace);
 	lp_actions__exit(&s->acts);
+	sess_alloc_bury(s);
+	free(s->grave);
+	sess_alloc_free(s);
 	free(s->pending);
 	free(s->sinks);
 	free(s);

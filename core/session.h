@@ -28,6 +28,9 @@ struct lp_session_opts {
 	int nslots;		/* watchpoint slots per thread (<= debug registers) */
 	int ring_pages;		/* data pages per thread ring (power of 2) */
 	int prev_insn;		/* enum lp_prev_insn */
+	int objects;		/* track heap allocations (allocator uprobes) */
+	u64 objects_max;	/* ...the first this many per run, then stop (0: all) */
+	int objects_all_threads;	/* ...in every thread, not only each process's first */
 	int verbose;
 };
 
@@ -53,6 +56,12 @@ struct lp_session_stats {
 	u64 signals_forwarded;
 	int fds_at_start, fds_at_end;	/* lociprof's own descriptors */
 	int last_arm_error;		/* -errno of the last failed arm */
+	u64 allocs, frees;		/* LP_EV_ALLOC / LP_EV_FREE events */
+	u64 alloc_unpaired;		/* allocator entries or returns without their pair */
+	u64 alloc_open_errors;		/* allocator probes a thread could not open */
+	int last_alloc_error;		/* -errno of the last one */
+	int alloc_probes;		/* allocator probes per thread, 0: not tracked */
+	u64 alloc_stopped_at;		/* time tracking stopped at objects_max, 0: never */
 };
 
 /* Called for every event, in time order per drain; may push actions. */

@@ -727,3 +727,39 @@ void dso__data(struct dso *d, u64 vaddr, u64 bias, struct lp_dataobj *out)
 		snprintf(out->label, sizeof(out->label), "%s", d->base);
 	}
 }
+
+/*
+ * The offset in @d's file of the first instruction of function @name (what
+ * a uprobe takes): the symbol's virtual address moved into the PT_LOAD
+ * segment that holds it. -ENOENT when the file or the symbol is missing.
+ */
+int dso__func_file_offset(struct dso *d, const char *name, u64 *off)
+{
+	int i, k, n;
+
+	if (dso__load(d))
+		return -ENOENT;
+	/* the symbol table itself: d->funcs keeps one name per address (no aliases) */
+	n = dwfl_module_getsymtab(d->mod);
+	for (i = 0; i < n; i++) {
+		GElf_Sym es;
+		GElf_Addr addr;
+		GElf_Word shndx;
+		const char *sn = dwfl_module_getsym_info(d->mod, i, &es, &addr, &shndx,
+							 NULL, NULL);
+		u64 va = addr - d->mod_bias;
+
+		if (!sn || strcmp(sn, name) || shndx == SHN_UNDEF ||
+		    (GELF_ST_TYPE(es.st_info) != STT_FUNC))
+			continue;
+		for (k = 0; k < d->nsegs; k++) {
+			const struct seg *g = &d->segs[k];
+
+			if ((g->flags & PF_X) && va >= g->vaddr && va < g->vaddr + g->filesz) {
+				*off = va - g->vaddr + g->offset;
+				return 0;
+			}
+		}
+	}
+	return -ENOENT;
+}

@@ -93,17 +93,26 @@ struct map {
 	int bias_state;
 };
 
+/* A thread's TCB address (fs_base): glibc puts it at the top of its stack. */
+struct tcb {
+	u64 fs_base;
+	u32 index, tid;
+};
+
 struct proc {
 	struct proc *next;
 	u32 pid;
 	struct map *maps;		/* sorted by start, not overlapping */
 	size_t n, cap;
+	struct tcb *tcbs;		/* threads other than the first, by start */
+	size_t ntcbs, captcbs;
 };
 
 struct lp_symbols {
 	struct proc *procs[HASH_SIZE];
 	struct dso *dsos[HASH_SIZE];
 	struct label *labels;
+	struct lp_objects *heap;	/* tracked heap blocks, made on the first */
 };
 
 /* symbols-dso.c */
@@ -115,5 +124,6 @@ const struct sym *syms__find(const struct dso *d, const struct sym *v,
 			     size_t n, u64 vaddr, bool allow_unsized);
 int dso__code(struct dso *d, u64 vaddr, struct lp_srcloc *out);
 void dso__data(struct dso *d, u64 vaddr, u64 bias, struct lp_dataobj *out);
+int dso__func_file_offset(struct dso *d, const char *name, u64 *off);
 
 #endif

@@ -4,6 +4,8 @@
  * MMAP2 records or /proc/PID/maps, and the lookups that turn a runtime
  * address into a file address of one ELF file (core/symbols-dso.c).
  */
+#include <inttypes.h>
+
 #include "core/symbols-internal.h"
 #include "core/tests.h"
 
@@ -21,6 +23,7 @@ struct lp_symbols *symbols__new(void)
 static void proc__free(struct proc *p)
 {
 	free(p->maps);
+	free(p->tcbs);
 	free(p);
 }
 
@@ -50,6 +53,7 @@ void symbols__delete(struct lp_symbols *s)
 		lnext = l->next;
 		free(l);
 	}
+	objects__delete(s->heap);
 	free(s);
 }
 
@@ -207,6 +211,9 @@ int symbols__add_mmap(struct lp_symbols *s, const struct lp_mmap *m)
 	nm.end = m->start + m->len;
 	nm.pgoff = m->pgoff;
 	nm.prot = m->prot;
+	/* perf names anonymous memory "//anon" (MMAP2): not a file */
+	if (!strcmp(name, "//anon"))
+		name[0] = '\0';
 	if (name[0] == '/') {
 		nm.dso = symbols__findnew_dso(s, name);
 		if (!nm.dso)
@@ -330,18 +337,139 @@ int symbols__code(struct lp_symbols *s, u32 pid, u64 ip, struct lp_srcloc *out)
 	return ret;
 }
 
+int symbols__add_alloc(struct lp_symbols *s, const struct lp_event *ev)
+{
+	if (!s->heap && !(s->heap = objects__new()))
+		return -ENOMEM;
+	if (ev->type == LP_EV_ALLOC)
+		return objects__alloc(s->heap, &ev->alloc);
+	if (ev->type == LP_EV_FREE)
+		return objects__free(s->heap, &ev->alloc);
+	return 0;
+}
+
+int symbols__add_thread(struct lp_symbols *s, const struct lp_thread *t)
+{
+	struct proc *p;
+
+	if (!t->index || !t->fs_base)	/* the first thread's TCB is not on its stack */
+		return 0;
+	p = symbols__proc(s, t->pid, true);
+	if (!p)
+		return -ENOMEM;
+	if (p->ntcbs == p->captcbs) {
+		size_t ncap = p->captcbs ? p->captcbs * 2 : 16;
+		struct tcb *nv = realloc(p->tcbs, ncap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		p->tcbs = nv;
+		p->captcbs = ncap;
+	}
+	p->tcbs[p->ntcbs++] = (struct tcb){ t->fs_base, t->index, t->tid };
+	return 0;
+}
+
+/* The latest thread whose TCB lies in @m: a reused stack is the new thread's. */
+static const struct tcb *stack_owner(const struct proc *p, const struct map *m)
+{
+	size_t i = p->ntcbs;
+
+	while (i--)
+		if (p->tcbs[i].fs_base >= m->start && p->tcbs[i].fs_base < m->end)
+			return &p->tcbs[i];
+	return NULL;
+}
+
+const struct lp_objects *symbols__objects(const struct lp_symbols *s)
+{
+	return s->heap;
+}
+
+/* Frames in these are the allocator's, not the program's call site. */
+static bool allocator_dso(const char *path)
+{
+	static const char *const libs[] = { "libc.so", "libc-", "libstdc++", "ld-linux" };
+	const char *base = path ? strrchr(path, '/') : NULL;
+	size_t i;
+
+	base = base ? base + 1 : path;
+	for (i = 0; base && i < ARRAY_SIZE(libs); i++)
+		if (!strncmp(base, libs[i], strlen(libs[i])))
+			return true;
+	return false;
+}
+
+int symbols__alloc_site(struct lp_symbols *s, const struct lp_object *b,
+			struct lp_srcloc *out)
+{
+	int i, first = -1;
+
+	for (i = 0; i < b->nframes; i++) {
+		/* a return address: the call is the instruction before it */
+		if (symbols__code(s, b->pid, b->frames[i] - 1, out))
+			continue;
+		if (first < 0)
+			first = i;
+		if (!allocator_dso(out->dso))
+			return 0;
+	}
+	if (first < 0)
+		return -ENOENT;
+	return symbols__code(s, b->pid, b->frames[first] - 1, out);
+}
+
+static void heap_label(struct lp_symbols *s, const struct lp_object *b, u64 addr,
+		       struct lp_dataobj *out)
+{
+	static const char *const verbs[LP_ALLOC__MAX] = {
+		[LP_ALLOC_MALLOC] = "malloc'd", [LP_ALLOC_CALLOC] = "calloc'd",
+		[LP_ALLOC_REALLOC] = "realloc'd", [LP_ALLOC_ALIGNED] = "aligned_alloc'd",
+		[LP_ALLOC_MMAP] = "mmap'd",
+	};
+	const char *verb = b->fn < LP_ALLOC__MAX && verbs[b->fn] ? verbs[b->fn] : "allocated";
+	struct lp_srcloc loc;
+	int n;
+
+	out->heap = b;
+	out->start = b->start;
+	out->offset = addr - b->start;
+	out->size = b->size;
+	n = snprintf(out->label, sizeof(out->label), "%s %" PRIu64 " B", verb, b->size);
+	if (symbols__alloc_site(s, b, &loc) == 0 && n > 0 && (size_t)n < sizeof(out->label)) {
+		const char *f = loc.file ? strrchr(loc.file, '/') : NULL;
+
+		f = f ? f + 1 : loc.file;
+		if (f)
+			snprintf(out->label + n, sizeof(out->label) - n, " at %s:%u (%s)", f,
+				 loc.line, loc.function);
+		else
+			snprintf(out->label + n, sizeof(out->label) - n, " in %s", loc.function);
+	}
+	out->name = out->label;
+}
+
 int symbols__data(struct lp_symbols *s, u32 pid, u64 addr, struct lp_dataobj *out)
 {
+	const struct lp_object *b;
 	struct proc *p;
 	struct map *m, *prev;
 	ssize_t idx;
 	u64 bias;
 
 	memset(out, 0, sizeof(*out));
+	b = s && s->heap ? objects__find(s->heap, pid, addr, 0) : NULL;
 	p = s ? symbols__proc(s, pid, false) : NULL;
+	idx = p ? proc__find(p, addr) : -1;
+	/* pthread_create mmaps the stacks: a thread's is named as its stack */
+	if (b && b->fn == LP_ALLOC_MMAP && idx >= 0 && stack_owner(p, &p->maps[idx]))
+		b = NULL;
+	if (b) {
+		heap_label(s, b, addr, out);
+		return 0;
+	}
 	if (!p)
 		return -ENOENT;
-	idx = proc__find(p, addr);
 	if (idx < 0)
 		return -ENOENT;
 	m = &p->maps[idx];
@@ -357,6 +485,15 @@ int symbols__data(struct lp_symbols *s, u32 pid, u64 addr, struct lp_dataobj *ou
 		return 0;
 	}
 	snprintf(out->label, sizeof(out->label), "%s", m->label);
+	if (!strcmp(m->label, "[anon]")) {
+		const struct tcb *o = stack_owner(p, m);
+
+		if (o) {
+			snprintf(out->label, sizeof(out->label), "stack of T%u (tid %u)", o->index,
+				 o->tid);
+			return 0;
+		}
+	}
 	/* .bss past the file's last page: anonymous, right after the file */
 	prev = idx > 0 ? &p->maps[idx - 1] : NULL;
 	if (prev && prev->dso && prev->end == m->start && !strcmp(m->label, "[anon]") &&
@@ -437,4 +574,12 @@ LP_SELFTEST(selftest_symbols_self, "symbols: lociprof names its own code")
 	TEST_ASSERT(loc.offset == 0, "offset %llu", (unsigned long long)loc.offset);
 	symbols__delete(s);
 	return TEST_OK;
+}
+
+int symbols__func_file_offset(struct lp_symbols *s, const char *path, const char *name,
+			      u64 *off)
+{
+	struct dso *d = symbols__findnew_dso(s, path);
+
+	return d ? dso__func_file_offset(d, name, off) : -ENOMEM;
 }

@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 #include "core/event.h"
+#include "core/objects.h"
 
 struct lp_symbols;
 
@@ -50,8 +51,10 @@ struct lp_dataobj {
 	u64 size;		/* object size, else region length */
 	const char *dso;	/* file the address belongs to, NULL for [heap]... */
 	const char *section;	/* ELF section holding addr (".bss"), or NULL */
+	const struct lp_object *heap;	/* the heap block holding addr, or NULL */
 	u64 file_offset;	/* addr's offset in the mapped file, when @dso */
-	/* Always set: object name, "[heap]", "[stack]", "[anon]", "[vdso]",
+	/* Always set: object name, "malloc'd 4096 B at f.c:42 (main)" for a
+	 * tracked heap block, "[heap]", "[stack]", "[anon]", "[vdso]",
 	 * ".bss of libfoo.so", or the mapped file's base name. */
 	char label[320];
 };
@@ -61,6 +64,28 @@ void symbols__delete(struct lp_symbols *s);
 
 /* A mapping appeared (replaces what it overlaps, like mmap(MAP_FIXED)). */
 int symbols__add_mmap(struct lp_symbols *s, const struct lp_mmap *m);
+/*
+ * A heap block was allocated or freed (LP_EV_ALLOC / LP_EV_FREE): data
+ * lookups name the addresses it holds. 0 or -ENOMEM.
+ */
+int symbols__add_alloc(struct lp_symbols *s, const struct lp_event *ev);
+/*
+ * Where heap block @b was allocated: the first frame of its call path
+ * outside the allocator's library (libc, libstdc++, ld.so), as a code
+ * lookup of the call instruction. 0, or -ENOENT when no frame resolves.
+ */
+int symbols__alloc_site(struct lp_symbols *s, const struct lp_object *b,
+			struct lp_srcloc *out);
+/* The heap blocks added, for views that list them. */
+const struct lp_objects *symbols__objects(const struct lp_symbols *s);
+
+/*
+ * A thread started (LP_EV_THREAD_START): the anonymous mapping holding the
+ * fs_base of a thread other than the first (glibc's thread descriptor, at
+ * the top of the thread's stack) is labelled "stack of T<index>".
+ */
+int symbols__add_thread(struct lp_symbols *s, const struct lp_thread *t);
+
 /* The process exec'd or exited: drop its address map. */
 void symbols__forget_pid(struct lp_symbols *s, u32 pid);
 
@@ -86,6 +111,13 @@ int symbols__data(struct lp_symbols *s, u32 pid, u64 addr, struct lp_dataobj *ou
 int symbols__read_proc_maps(pid_t pid,
 			    int (*cb)(void *arg, const struct lp_mmap *m),
 			    void *arg);
+
+/*
+ * The file offset of function @name's entry in ELF file @path (a uprobe's
+ * offset): 0, or -ENOENT when the file cannot be read or has no such symbol.
+ */
+int symbols__func_file_offset(struct lp_symbols *s, const char *path, const char *name,
+			      u64 *off);
 
 /* Callback for symbols__read_proc_maps(): arg is the struct lp_symbols. */
 int symbols__add_mmap_cb(void *arg, const struct lp_mmap *m);

@@ -716,6 +716,11 @@ static inline int mb_finish_main(const struct mb_info *in, const struct mb_commo
 	}
 	if (c->print_layout)
 		print_layout();
+	if (c->trace && !step) {
+		fprintf(stderr, "%s: error: --trace is not defined for this benchmark (its access "
+			"order is not modelled)\n", in->name);
+		return 129;
+	}
 	if (c->trace)
 		return mb_trace_write(in, c, step);
 	err = mb_run(c->threads, c->pin, worker, NULL);

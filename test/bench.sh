@@ -344,3 +344,23 @@ if section predict; then
 	echo "# (goal: average S >= 0.92, L3 within 1 point); test/predict-accuracy.sh"
 	./test/predict-accuracy.sh full || echo "predict-accuracy failed"
 fi
+
+if section objects; then
+	echo
+	echo "## heap-object tracking (allocator uprobes): microbench/malloc-rate under comdetect"
+	echo "# goal (issue 21): <= 1.3x of comdetect --no-objects on a malloc-heavy program;"
+	echo "# every probe hit is a trap, so only --objects-max bounds the cost"
+	# every pair tracked: the cost of one (3 probe hits: malloc, its return, free)
+	a=$(median "$LP" comdetect -q --objects --objects-max 0 "$MB/malloc-rate" --iters 20000)
+	z=$(median "$LP" comdetect -q --no-objects "$MB/malloc-rate" --iters 20000)
+	echo "# one tracked malloc/free pair: $(echo "scale=1; ($a - $z) * 1000000 / 20000" | bc) us"
+	printf "%-32s %9s %9s %9s %9s\n" workload native no-obj objects ratio
+	for it in 1000000 100000000; do
+		n=$(median "$MB/malloc-rate" --iters $it)
+		o=$(median "$LP" comdetect -q --no-objects "$MB/malloc-rate" --iters $it)
+		d=$(median "$LP" comdetect -q --objects "$MB/malloc-rate" --iters $it)
+		printf "%-32s %9s %9s %9s %9s\n" "malloc-rate --iters $it" "$n" "$o" "$d" \
+			"$(ratio "$d" "$o")"
+	done
+	echo "# --objects with its default --objects-max 10000 (then the probes are closed); ratio: objects / no-obj"
+fi

@@ -117,6 +117,9 @@ static int event_equal(const struct lp_event *a, const struct lp_event *b)
 		return !memcmp(&a->lost, &b->lost, sizeof(a->lost));
 	case LP_EV_COUNTER:
 		return !memcmp(&a->counter, &b->counter, sizeof(a->counter));
+	case LP_EV_ALLOC:
+	case LP_EV_FREE:
+		return !memcmp(&a->alloc, &b->alloc, sizeof(a->alloc));
 	case LP_EV_EXEC:
 		return a->exec.time == b->exec.time && a->exec.pid == b->exec.pid &&
 		       a->exec.tid == b->exec.tid && !strcmp(a->exec.filename, b->exec.filename);
@@ -266,7 +269,7 @@ LP_TEST(test_datafile_wire_format, "datafile: preamble and a LOST record are lai
 {
 	static const unsigned char want_pre[16] = {
 		'L', 'O', 'C', 'I', 'P', 'R', 'O', 'F',
-		0x03, 0x00, 0x01, 0x00,		/* version 1.3: 0x00010003 */
+		0x04, 0x00, 0x01, 0x00,		/* version 1.4: 0x00010004 */
 		0x00, 0x00, 0x00, 0x00,		/* flags: raw */
 	};
 	static const unsigned char want_lost[8 + 32] = {
@@ -296,11 +299,11 @@ LP_TEST(test_datafile_wire_format, "datafile: preamble and a LOST record are lai
 	TEST_ASSERT(len >= off + sizeof(want_lost), "len %zu", len);
 	TEST_ASSERT(!memcmp(b + off, want_lost, sizeof(want_lost)), "lost record bytes");
 	off += sizeof(want_lost);
-	/* end record: type 0x8001, u64 total 1, u32 9 types, counts (lost = 1) */
+	/* end record: type 0x8001, u64 total 1, u32 11 types, counts (lost = 1) */
 	TEST_ASSERT(b[off] == 0x01 && b[off + 1] == 0x80, "end type");
-	TEST_ASSERT(b[off + 8] == 1 && b[off + 16] == 9, "total 1, 9 types: %d", b[off + 16]);
+	TEST_ASSERT(b[off + 8] == 1 && b[off + 16] == 11, "total 1, 11 types: %d", b[off + 16]);
 	TEST_ASSERT(b[off + 20 + 8 * (LP_EV_LOST - 1)] == 1, "lost count");
-	TEST_ASSERT(len == off + 8 + 12 + 8 * 9, "nothing after the end record");
+	TEST_ASSERT(len == off + 8 + 12 + 8 * 11, "nothing after the end record");
 	free(b);
 	unlink(path);
 	return TEST_OK;
@@ -881,6 +884,44 @@ LP_TEST(test_datafile_exec_roundtrip, "datafile: an EXEC record round-trips betw
 			TEST_ASSERT(i == 4 || got[i].type != LP_EV_EXEC, "event %d", i);
 	}
 	unlink(path);
+	return TEST_OK;
+}
+
+LP_TEST(test_datafile_alloc_free_roundtrip, "datafile: ALLOC with its call path and FREE round-trip; a bad fn is damage")
+{
+	const char *path = tmp_path("alloc");
+	struct lp_event ev[2], got[2];
+	struct lp_datafile *f;
+	int n = 0, ret;
+
+	memset(ev, 0, sizeof(ev));
+	ev[0].type = LP_EV_ALLOC;
+	ev[0].alloc = (struct lp_alloc){ .time = 1000, .addr = 0x5550000, .size = 4096,
+					 .pid = 7, .tid = 8, .fn = LP_ALLOC_CALLOC, .nframes = 3,
+					 .frames = { 0x401010, 0x401020, 0x401030 } };
+	ev[1].type = LP_EV_FREE;
+	ev[1].alloc = (struct lp_alloc){ .time = 2000, .addr = 0x5550000, .pid = 7, .tid = 9,
+					 .fn = LP_ALLOC_FREE };
+	TEST_ASSERT(write_file(path, LP_DATA_F_ZSTD, ev, 2) == 0, "write");
+	TEST_ASSERT(datafile__open(&f, path, NULL) == 0, "open");
+	while (n < 2 && (ret = datafile__read(f, &got[n])) > 0)
+		n++;
+	ret = datafile__read(f, &got[0]);
+	datafile__close(f);
+	unlink(path);
+	TEST_ASSERT(n == 2 && ret == 0, "%d events, end %d", n, ret);
+	TEST_ASSERT(event_equal(&got[1], &ev[1]), "free differs");
+	TEST_ASSERT(got[0].type == LP_EV_ALLOC && got[0].alloc.nframes == 3 &&
+		    got[0].alloc.frames[2] == 0x401030 && got[0].alloc.size == 4096,
+		    "alloc: %u frames, size %llu", got[0].alloc.nframes,
+		    (unsigned long long)got[0].alloc.size);
+	ev[0].alloc.fn = LP_ALLOC__MAX;
+	TEST_ASSERT(write_file(path, LP_DATA_F_ZSTD, ev, 1) == 0, "write bad");
+	TEST_ASSERT(datafile__open(&f, path, NULL) == 0, "open bad");
+	ret = datafile__read(f, &got[0]);
+	datafile__close(f);
+	unlink(path);
+	TEST_ASSERT(ret == -EBADMSG, "fn beyond the table read as %d", ret);
 	return TEST_OK;
 }
 

@@ -233,10 +233,40 @@ LP_TEST(test_perf_sample_regs_abi_none, "perf-record: REGS_USER with abi 0 carri
 	return TEST_OK;
 }
 
-LP_TEST(test_perf_sample_rejects_unsupported, "perf-record: CALLCHAIN, BRANCH, STACK, INTR, AUX rejected")
+LP_TEST(test_perf_sample_callchain_between_read_and_regs, "perf-record: CALLCHAIN entries sit after PERIOD and before REGS_USER")
+{
+	struct lp_perf_sample s;
+	struct rb r;
+	u64 e[3];
+
+	rb_hdr(&r, PERF_RECORD_SAMPLE, 0);
+	put_le(&r, 0x401000, 8);		/* IP */
+	put_le(&r, 3, 8);			/* CALLCHAIN nr */
+	put_le(&r, (u64)PERF_CONTEXT_USER, 8);
+	put_le(&r, 0x401234, 8);
+	put_le(&r, 0x401567, 8);
+	put_le(&r, PERF_SAMPLE_REGS_ABI_64, 8);	/* REGS_USER: ax */
+	put_le(&r, 0xabc, 8);
+	rb_done(&r);
+	TEST_ASSERT(perf_sample__parse(r.b, r.n, PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN |
+				       PERF_SAMPLE_REGS_USER, 1ULL << LP_REG_AX, &s) == 0, "parse");
+	TEST_ASSERT(s.callchain_nr == 3, "nr %u", s.callchain_nr);
+	memcpy(e, s.callchain, sizeof(e));
+	TEST_ASSERT(e[0] == (u64)PERF_CONTEXT_USER && e[1] == 0x401234 && e[2] == 0x401567,
+		    "entries %llx %llx", (unsigned long long)e[1], (unsigned long long)e[2]);
+	TEST_ASSERT(s.regs[LP_REG_AX] == 0xabc, "ax %llx after the chain",
+		    (unsigned long long)s.regs[LP_REG_AX]);
+	/* a chain longer than the record */
+	rb_setsize(&r, 8 + 8 + 8 + 16);
+	TEST_ASSERT(perf_sample__parse(r.b, 8 + 8 + 8 + 16, PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN,
+				       0, &s) == -EINVAL, "short chain accepted");
+	return TEST_OK;
+}
+
+LP_TEST(test_perf_sample_rejects_unsupported, "perf-record: BRANCH, STACK, INTR, AUX rejected")
 {
 	static const u64 bad[] = {
-		PERF_SAMPLE_CALLCHAIN, PERF_SAMPLE_BRANCH_STACK,
+		PERF_SAMPLE_BRANCH_STACK,
 		PERF_SAMPLE_STACK_USER, PERF_SAMPLE_REGS_INTR, PERF_SAMPLE_AUX,
 		PERF_SAMPLE_MAX, 1ULL << 40,
 	};

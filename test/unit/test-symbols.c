@@ -417,6 +417,100 @@ static struct lp_mmap mk_mmap(u32 pid, u64 start, u64 len, u64 pgoff, u32 prot,
 	return m;
 }
 
+LP_TEST(test_symbols_heap_block_named_by_site, "symbols: a tracked heap block is labelled by its allocation site and offset")
+{
+	u32 mark = marker_line("test/unit/test-symbols.c", "PROBE-MARKER");
+	struct lp_symbols *s = symbols__new();
+	struct lp_event ev;
+	struct lp_dataobj o;
+	char want[96];
+	int ret;
+
+	if (elf_type_of("/proc/self/exe") != ET_EXEC)
+		TEST_SKIP("test binary is not ET_EXEC (built as PIE?)");
+	TEST_ASSERT(s && mark, "setup");
+	TEST_ASSERT(symbols__read_proc_maps(getpid(), symbols__add_mmap_cb, s) == 0, "maps");
+	memset(&ev, 0, sizeof(ev));
+	ev.type = LP_EV_ALLOC;
+	ev.alloc.time = 5;
+	ev.alloc.addr = 0x10000000;
+	ev.alloc.size = 4096;
+	ev.alloc.pid = getpid();
+	ev.alloc.fn = LP_ALLOC_CALLOC;
+	ev.alloc.nframes = 1;
+	/* a return address inside lp_test_sym_probe: its line is the marker's or near */
+	ev.alloc.frames[0] = (u64)(uintptr_t)lp_test_sym_probe + 1;
+	TEST_ASSERT(symbols__add_alloc(s, &ev) == 0, "add");
+	ret = symbols__data(s, getpid(), 0x10000040, &o);
+	TEST_ASSERT(ret == 0 && o.heap && o.offset == 0x40 && o.size == 4096, "ret %d offset %#llx",
+		    ret, (unsigned long long)o.offset);
+	snprintf(want, sizeof(want), "calloc'd 4096 B at test-symbols.c:");
+	TEST_ASSERT(!strncmp(o.label, want, strlen(want)) && strstr(o.label, "(lp_test_sym_probe)"),
+		    "label '%.100s'", o.label);
+	ev.type = LP_EV_FREE;
+	ev.alloc.time = 9;
+	TEST_ASSERT(symbols__add_alloc(s, &ev) == 0, "free");
+	ret = symbols__data(s, getpid(), 0x10000040, &o);
+	TEST_ASSERT(ret == 0 && o.heap, "a freed block still names its last addresses");
+	symbols__delete(s);
+	return TEST_OK;
+}
+
+LP_TEST(test_symbols_thread_stack_named_by_its_tcb, "symbols: the anonymous mapping holding a thread's fs_base is 'stack of T<index>'")
+{
+	struct lp_symbols *s = symbols__new();
+	struct lp_mmap m;
+	struct lp_thread t;
+	struct lp_dataobj o;
+	int ret;
+
+	memset(&m, 0, sizeof(m));
+	m.pid = 42;
+	m.prot = PROT_READ | PROT_WRITE;
+	m.start = 0x7f0000000000;
+	m.len = 0x800000;
+	TEST_ASSERT(s && symbols__add_mmap(s, &m) == 0, "stack mapping");
+	m.start = 0x7f0001000000;
+	strcpy(m.filename, "//anon");	/* as perf's MMAP2 records name it */
+	TEST_ASSERT(symbols__add_mmap(s, &m) == 0, "another anonymous mapping");
+	memset(&t, 0, sizeof(t));
+	t.pid = 42;
+	t.tid = 77;
+	t.index = 3;
+	t.fs_base = 0x7f00007ff640;
+	TEST_ASSERT(symbols__add_thread(s, &t) == 0, "thread");
+	t.tid = 78;
+	t.index = 0;	/* the first thread's TCB is not on a stack */
+	t.fs_base = 0x7f0001000100;
+	TEST_ASSERT(symbols__add_thread(s, &t) == 0, "first thread");
+	ret = symbols__data(s, 42, 0x7f0000100000, &o);
+	TEST_ASSERT(ret == 0 && !strcmp(o.label, "stack of T3 (tid 77)"), "ret %d label '%.80s'",
+		    ret, o.label);
+	ret = symbols__data(s, 42, 0x7f0001000008, &o);
+	TEST_ASSERT(ret == 0 && !strcmp(o.label, "[anon]"), "other mapping: '%.80s'", o.label);
+	{
+		/* pthread_create's mmap of the stack, and another anonymous mmap */
+		struct lp_event ev;
+
+		memset(&ev, 0, sizeof(ev));
+		ev.type = LP_EV_ALLOC;
+		ev.alloc = (struct lp_alloc){ .time = 1, .addr = 0x7f0000000000, .size = 0x800000,
+					      .pid = 42, .fn = LP_ALLOC_MMAP };
+		TEST_ASSERT(symbols__add_alloc(s, &ev) == 0, "stack mmap");
+		ev.alloc.addr = 0x7f0001000000;
+		ev.alloc.size = 0x10000;
+		TEST_ASSERT(symbols__add_alloc(s, &ev) == 0, "anonymous mmap");
+	}
+	ret = symbols__data(s, 42, 0x7f0000100000, &o);
+	TEST_ASSERT(ret == 0 && !strcmp(o.label, "stack of T3 (tid 77)"),
+		    "a mapped stack is still the stack: '%.80s'", o.label);
+	ret = symbols__data(s, 42, 0x7f0001000008, &o);
+	TEST_ASSERT(ret == 0 && o.heap && !strcmp(o.label, "mmap'd 65536 B") && o.offset == 8,
+		    "anonymous mmap: '%.80s'", o.label);
+	symbols__delete(s);
+	return TEST_OK;
+}
+
 LP_TEST(test_symbols_map_overlap, "symbols: new mapping splits old one, pgoff follows")
 {
 	char dir[] = "/tmp/lp-sym-XXXXXX", path[64];

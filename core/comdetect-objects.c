@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0
+/* comdetect's data-object view (comdetect-objects.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/comdetect-objects.h"
+
+static int same_object(const struct comdetect_object *o, const struct lp_dataobj *d, u8 kind)
+{
+	if (o->kind != kind)
+		return 0;
+	if (kind == COMDETECT_OBJ_HEAP)
+		return o->heap == d->heap;
+	return o->start == d->start && !strcmp(o->label, d->label);
+}
+
+/* Index of @d's object in *@v, added if new; -1 when out of memory. */
+static int find_or_add(struct comdetect_object **v, int *n, int *cap,
+		       const struct lp_dataobj *d, u8 kind)
+{
+	struct comdetect_object *o;
+	int i;
+
+	for (i = 0; i < *n; i++)
+		if (same_object(&(*v)[i], d, kind))
+			return i;
+	if (*n == *cap) {
+		int ncap = *cap ? *cap * 2 : 16;
+		struct comdetect_object *nv = realloc(*v, ncap * sizeof(*nv));
+
+		if (!nv)
+			return -1;
+		*v = nv;
+		*cap = ncap;
+	}
+	o = &(*v)[(*n)++];
+	memset(o, 0, sizeof(*o));
+	o->kind = kind;
+	o->start = d->start;
+	o->size = d->size;
+	o->heap = d->heap;
+	o->off_lo = ~0u;
+	snprintf(o->label, sizeof(o->label), "%s", d->label);
+	return *n - 1;
+}
+
+static int by_volume(const void *pa, const void *pb)
+{
+	const struct comdetect_object *a = pa, *b = pb;
+	double va = a->vol_true + a->vol_false, vb = b->vol_true + b->vol_false;
+
+	return va < vb ? 1 : va > vb ? -1 : (a->start > b->start) - (a->start < b->start);
+}
+
+int comdetect__objects(const struct comdetect_result *res, struct lp_symbols *syms, u32 pid,
+		       struct comdetect_object **out, int *n)
+{
+	struct comdetect_object *v = NULL;
+	int i, k, j, nv = 0, cap = 0;
+
+	for (i = 0; i < res->nlines; i++) {
+		const struct comdetect_line *l = &res->lines[i];
+		int seen[COMDETECT_LINE_TOUCHES];
+		int nseen = 0;
+		u64 total = 0;
+
+		for (k = 0; k < l->ntouches; k++)
+			total += l->touches[k].count;
+		for (k = 0; k < l->ntouches && total; k++) {
+			const struct comdetect_touch *t = &l->touches[k];
+			double w = (double)t->count / total;
+			struct comdetect_object *o;
+			struct lp_dataobj d;
+			int at;
+			u8 kind;
+			u64 off;
+
+			if (symbols__data(syms, pid, l->line + t->off, &d)) {
+				memset(&d, 0, sizeof(d));
+				snprintf(d.label, sizeof(d.label), "unknown");
+				d.start = l->line;
+			}
+			kind = d.heap ? COMDETECT_OBJ_HEAP : d.name ? COMDETECT_OBJ_STATIC
+								 : COMDETECT_OBJ_REGION;
+			at = find_or_add(&v, &nv, &cap, &d, kind);
+			if (at < 0) {
+				free(v);
+				return -ENOMEM;
+			}
+			o = &v[at];
+			o->vol_true += w * l->vol_true;
+			o->vol_false += w * l->vol_false;
+			if (t->thread < 64 && !(o->threads & 1ull << t->thread)) {
+				o->threads |= 1ull << t->thread;
+				o->nthreads++;
+			} else if (t->thread >= 64) {
+				o->nthreads++;	/* beyond the mask: may count one twice */
+			}
+			off = l->line + t->off - o->start;
+			if (off < o->off_lo)
+				o->off_lo = off;
+			if (off + t->len - 1 > o->off_hi)
+				o->off_hi = off + t->len - 1;
+			for (j = 0; j < nseen && seen[j] != at; j++)
+				;
+			if (j == nseen) {	/* a line counts once per object */
+				seen[nseen++] = at;
+				o->nlines++;
+			}
+		}
+	}
+	if (nv)
+		qsort(v, nv, sizeof(*v), by_volume);
+	*out = v;
+	*n = nv;
+	return 0;
+}
