@@ -3,6 +3,7 @@
 # against the exact engine's shared (CRD) histograms, issue 25.
 #   test/predict-accuracy.sh [small|full]   (small: seconds, for make check)
 # Traces: microbench/ribench --trace at 1-16 threads (shared array stores),
+# false-sharing and point-to-point --trace (4 threads),
 # test/helpers/crdgen interleavings with and without shared data.
 # Rows: "self" predicts N = T from a T-thread trace's own per-thread profiles;
 # "scale" predicts N from a T-thread trace and compares with the N-thread one.
@@ -93,6 +94,16 @@ printf "%-34s %-6s %3s %-5s %6s %7s %7s %7s\n" trace kind N model S L3-err L3-me
 	# ribench's are a pass over an array); not in the averages
 	for t in $ns; do
 		row "ribench 1 thread -> $t" limit "$TMP/rb1-" "$TMP/rb$t-" "$t"
+	done
+	# the communication microbenchmarks (their --trace order: i.i.d. turns
+	# of one iteration): a few hot shared lines, every reuse short
+	for b in "false-sharing --threads 4 --false-fraction 0.3" \
+		 "point-to-point --threads 4 --pairs 0-1,2-3 --fractions 0.9,0.3"; do
+		set -- $b
+		"$MB/$1" "${@:2}" --iters $((ACC / 2)) --trace "$TMP/mb.txt"
+		json "$TMP/mb.txt" address "$GEN_L3" "$TMP/mb-s.json" 4 || exit 1
+		json "$TMP/mb.txt" line "$GEN_L3" "$TMP/mb-l.json" 4 || exit 1
+		row "$1 4 thr" self "$TMP/mb-" "$TMP/mb-" 4
 	done
 	for pat in cyclic random expon; do
 		for psh in 0 0.2; do
