@@ -105,6 +105,18 @@ static void frame_name(const struct comdetect_report *r, u32 pid, u64 ret_addr, 
 	}
 }
 
+/* "10/85/5": the object's sampled loads, stores and atomics in percent */
+static void mix_str(const struct comdetect_object *o, char *buf, size_t len)
+{
+	u64 n = o->loads + o->stores + o->atomics;
+
+	if (!n)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.0f/%.0f/%.0f", 100.0 * o->loads / n, 100.0 * o->stores / n,
+			 100.0 * o->atomics / n);
+}
+
 static void print_objects(const struct comdetect_report *r, FILE *f, double total)
 {
 	struct comdetect_object *v = NULL;
@@ -117,16 +129,17 @@ static void print_objects(const struct comdetect_report *r, FILE *f, double tota
 	if (!n)
 		fprintf(f, "  (none)\n");
 	else
-		fprintf(f, "  %3s %6s %6s %6s  %-6s %-5s %-13s %s\n", "#", "all%", "true%", "false%",
-			"kind", "lines", "offsets", "object (threads)");
+		fprintf(f, "  %3s %6s %6s %6s  %-6s %-5s %-13s %-11s %s\n", "#", "all%", "true%",
+			"false%", "kind", "lines", "offsets", "ld/st/rmw%", "object (threads)");
 	for (i = 0; i < n && i < TEXT_TOP_OBJECTS; i++) {
 		const struct comdetect_object *o = &v[i];
-		char offs[32];
+		char offs[32], mix[32];
 
 		snprintf(offs, sizeof(offs), "%#x-%#x", o->off_lo, o->off_hi);
-		fprintf(f, "  %3d %6.1f %6.1f %6.1f  %-6s %-5u %-13s %s (", i + 1,
+		mix_str(o, mix, sizeof(mix));
+		fprintf(f, "  %3d %6.1f %6.1f %6.1f  %-6s %-5u %-13s %-11s %s (", i + 1,
 			pct(o->vol_true + o->vol_false, total), pct(o->vol_true, total),
-			pct(o->vol_false, total), object_kinds[o->kind], o->nlines, offs, o->label);
+			pct(o->vol_false, total), object_kinds[o->kind], o->nlines, offs, mix, o->label);
 		for (k = 0; k < 64; k++)
 			if (o->threads & 1ull << k)
 				fprintf(f, "%sT%d", o->threads & ((1ull << k) - 1) ? "," : "", k);
@@ -181,6 +194,11 @@ static void json_objects(const struct comdetect_report *r, struct json_writer *w
 			json__arr_end(w);
 			json__u64(w, "offset_min", o->off_lo);
 			json__u64(w, "offset_max", o->off_hi);
+			json__obj_begin(w, "accesses");	/* sampled, on its communicating lines */
+			json__u64(w, "loads", o->loads);
+			json__u64(w, "stores", o->stores);
+			json__u64(w, "atomics", o->atomics);
+			json__obj_end(w);
 			json__obj_end(w);
 		}
 		free(v);

@@ -98,6 +98,14 @@ int comdetect__objects(const struct comdetect_result *res, struct lp_symbols *sy
 			} else if (t->thread >= 64) {
 				o->nthreads++;	/* beyond the mask: may count one twice */
 			}
+			if (t->src == COMDETECT_SRC_SAMPLE) {
+				if (t->kind == LP_ACCESS_LOAD)
+					o->loads += t->count;
+				else if (t->kind == LP_ACCESS_STORE)
+					o->stores += t->count;
+				else if (t->kind == LP_ACCESS_ATOMIC)
+					o->atomics += t->count;
+			}
 			off = l->line + t->off - o->start;
 			if (off < o->off_lo)
 				o->off_lo = off;

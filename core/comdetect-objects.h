@@ -25,6 +25,9 @@ struct comdetect_object {
 	u32 nthreads;			/* threads that touched it, all indexes */
 	u32 nlines;			/* cache lines of it that communicated */
 	u32 off_lo, off_hi;		/* offsets touched within it, [lo, hi] */
+	/* its sampled accesses on those lines by kind (Chen et al. 2012's
+	 * read/write mix): loads, stores, atomics (read-modify-writes) */
+	u64 loads, stores, atomics;
 };
 
 /*

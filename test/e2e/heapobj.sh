@@ -47,6 +47,14 @@ else
 	fail "objects[] fields" "got '$got', want 'heap 16 $want_top $want_counter'"
 fi
 
+# every access of microbench/objects is an atomic add: the read/write mix says so
+got=$(js "$TMP/o1.json" "'%d %d %d' % tuple(d['objects'][0]['accesses'][k] for k in ('loads', 'stores', 'atomics'))")
+if python3 -c "import sys; l, s, a = map(int, sys.argv[1:]); sys.exit(0 if a > 0 and a >= 20 * (l + s) else 1)" $got; then
+	ok "objects[].accesses: the array's sampled accesses are atomics (loads stores atomics = $got)"
+else
+	fail "objects[].accesses: read/write mix" "loads stores atomics = $got"
+fi
+
 # --- the text report: the object table and the offset rows name the site
 "$LOCIPROF" comdetect --objects --stdio "$MB/objects" --pin --iters 30000000 > "$TMP/o.txt" 2> /dev/null
 row=$(sed -n '/^Data objects by communication/,/^#/p' "$TMP/o.txt" | grep -E '^ +1 ' | head -1)
