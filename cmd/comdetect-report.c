@@ -354,7 +354,20 @@ struct site {
 	const char *function, *file;
 	u32 line;
 	u64 count;
+	u64 threads;		/* bit i: thread index i made it (i < 64) */
 };
+
+/* "T0,T1" of a site's threads */
+static void site_threads(const struct site *s, char *buf, size_t len)
+{
+	size_t n = 0;
+	int k;
+
+	buf[0] = '\0';
+	for (k = 0; k < 64 && n < len; k++)
+		if (s->threads & 1ull << k)
+			n += snprintf(buf + n, len - n, "%sT%d", n ? "," : "", k);
+}
 
 static int collect_sites(const struct comdetect_report *r, const struct comdetect_line *l,
 			 struct site *out, int max)
@@ -378,9 +391,11 @@ static int collect_sites(const struct comdetect_report *r, const struct comdetec
 		if (j == n) {
 			if (n == max)
 				continue;
-			out[n++] = (struct site){ fn, file, line, 0 };
+			out[n++] = (struct site){ fn, file, line, 0, 0 };
 		}
 		out[j].count += l->ips[i].count;
+		if (l->ips[i].thread < 64)
+			out[j].threads |= 1ull << l->ips[i].thread;
 	}
 	for (i = 1; i < n; i++)	/* by count, descending */
 		for (j = i; j > 0 && out[j].count > out[j - 1].count; j--) {
@@ -480,9 +495,14 @@ void comdetect_report__print(const void *view, FILE *f)
 				t->src == COMDETECT_SRC_TRAP ? "trap" : "sample", t->count, to);
 		}
 		ns = collect_sites(r, l, sites, ARRAY_SIZE(sites));
-		for (k = 0; k < ns; k++)
-			fprintf(f, "     %s %s:%u (%" PRIu64 ")\n", sites[k].function,
-				sites[k].file ? sites[k].file : "??", sites[k].line, sites[k].count);
+		for (k = 0; k < ns; k++) {
+			char th[200];
+
+			site_threads(&sites[k], th, sizeof(th));
+			fprintf(f, "     %s %s:%u (%" PRIu64 "%s%s)\n", sites[k].function,
+				sites[k].file ? sites[k].file : "??", sites[k].line, sites[k].count,
+				th[0] ? " by " : "", th);
+		}
 	}
 	print_objects(r, f, total);
 	fprintf(f, "\n# samples used %" PRIu64 " (%" PRIu64 " loads, %" PRIu64 " stores); "
@@ -658,6 +678,11 @@ int comdetect_report__json_as(const struct comdetect_report *r, const char *comm
 			json__str(&w, "file", sites[k].file);
 			json__u64(&w, "line", sites[k].line);
 			json__u64(&w, "count", sites[k].count);
+			json__arr_begin(&w, "threads");
+			for (int b = 0; b < 64; b++)
+				if (sites[k].threads & 1ull << b)
+					json__u64(&w, NULL, b);
+			json__arr_end(&w);
 			json__obj_end(&w);
 		}
 		json__arr_end(&w);

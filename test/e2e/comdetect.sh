@@ -62,12 +62,12 @@ done
 # --- the report names the line, its object, offsets and source line
 "$LOCIPROF" comdetect --stdio -o "$TMP/cd.data" --json "$TMP/live.json" --csv "$TMP/csv" \
 	--svg "$TMP/svg" "$MB/false-sharing" --threads 2 --false-fraction 0.5 > "$TMP/cd.txt" 2>/dev/null
-grep -q 'false_sharing_lines' "$TMP/cd.txt" && grep -q 'false-sharing.c:[0-9]' "$TMP/cd.txt" &&
+grep -q 'false_sharing_lines' "$TMP/cd.txt" && grep -qE 'false-sharing.c:[0-9]+ \([0-9]+ by T[01],T[01]\)' "$TMP/cd.txt" &&
 	grep -q '0x00-0x07 T0 ' "$TMP/cd.txt" &&
-	ok "text report: object, per-offset view and source line of the top line" ||
+	ok "text report: object, per-offset view and source line of the top line, with the threads it came from" ||
 	fail "text report names object, offsets, source" "$(sed -n '/Top cache lines/,$p' "$TMP/cd.txt" | head -20)"
 grep -q $'\033\[' "$TMP/cd.txt" && fail "--stdio has no colour codes" "escape found" || ok "--stdio has no colour codes"
-keys=$(js "$TMP/live.json" "all(k in d for k in ('command','sampler','period','threads','matrix','core_matrix','totals','lines')) and d['command'] == 'comdetect' and all(k in d['lines'][0] for k in ('address','object','true','false','offsets','sites')) and d['threads'][0]['index'] == 0")
+keys=$(js "$TMP/live.json" "all(k in d for k in ('command','sampler','period','threads','matrix','core_matrix','totals','lines')) and d['command'] == 'comdetect' and all(k in d['lines'][0] for k in ('address','object','true','false','offsets','sites')) and all('threads' in s for s in d['lines'][0]['sites']) and d['threads'][0]['index'] == 0")
 [ "$keys" = True ] && ok "JSON has the documented keys" || fail "JSON keys" "$keys"
 rows=$(wc -l < "$TMP/csv/thread-all.csv"); cols=$(head -1 "$TMP/csv/thread-all.csv" | tr ',' '\n' | wc -l)
 [ "$rows" = 2 ] && [ "$cols" = 2 ] && [ -s "$TMP/csv/core-false.csv" ] && ok "CSV: 2x2 thread matrix and core matrices" ||
