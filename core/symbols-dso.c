@@ -124,12 +124,14 @@ void dso__unload(struct dso *d)
 	free(d->segs);
 	free(d->funcs);
 	free(d->objs);
+	free(d->tls);
 	free(d->sects);
 	d->segs = NULL;
-	d->funcs = d->objs = NULL;
+	d->funcs = d->objs = d->tls = NULL;
 	d->sects = NULL;
 	d->nsegs = 0;
-	d->nfuncs = d->nobjs = d->nsects = 0;
+	d->nfuncs = d->nobjs = d->nsects = d->ntls = 0;
+	d->tls_memsz = d->tls_align = 0;
 	for (i = 0; i < d->cache_cap; i++) {
 		struct code_entry *e = d->cache[i], *next;
 
@@ -290,6 +292,10 @@ static int dso__load_segments(struct dso *d, Elf *elf)
 	for (i = 0; i < phnum; i++) {
 		GElf_Phdr ph;
 
+		if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_TLS) {
+			d->tls_memsz = ph.p_memsz;
+			d->tls_align = ph.p_align ? ph.p_align : 1;
+		}
 		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
 			continue;
 		d->segs[d->nsegs++] = (struct seg){ ph.p_vaddr, ph.p_offset,
@@ -336,7 +342,7 @@ static int dso__load_sections(struct dso *d, Elf *elf)
 
 static int dso__load_symbols(struct dso *d)
 {
-	size_t fcap = 0, ocap = 0;
+	size_t fcap = 0, ocap = 0, tcap = 0;
 	int i, n = dwfl_module_getsymtab(d->mod);
 
 	for (i = 0; i < n; i++) {
@@ -359,6 +365,10 @@ static int dso__load_symbols(struct dso *d)
 			err = push_sym(&d->funcs, &d->nfuncs, &fcap, &x);
 		else if (type == STT_OBJECT && es.st_size)
 			err = push_sym(&d->objs, &d->nobjs, &ocap, &x);
+		else if (type == STT_TLS && es.st_size)	/* its value: offset in the block */
+			err = push_sym(&d->tls, &d->ntls, &tcap,
+				       &(struct sym){ es.st_value, es.st_size, name,
+						      GELF_ST_BIND(es.st_info) });
 		else
 			continue;
 		if (err)
@@ -366,6 +376,7 @@ static int dso__load_symbols(struct dso *d)
 	}
 	d->nfuncs = syms__sort_unique(d->funcs, d->nfuncs);
 	d->nobjs = syms__sort_unique(d->objs, d->nobjs);
+	d->ntls = syms__sort_unique(d->tls, d->ntls);
 	return 0;
 }
 
@@ -704,6 +715,19 @@ int dso__code(struct dso *d, u64 vaddr, struct lp_srcloc *out)
 	d->cache_n++;
 	*out = e->loc;
 	return e->ret;
+}
+
+int dso__tls_data(struct dso *d, u64 off, struct lp_dataobj *out)
+{
+	ssize_t i = syms__floor(d->tls, d->ntls, off);
+
+	if (i < 0 || off >= d->tls[i].start + d->tls[i].size)
+		return -ENOENT;
+	out->name = d->tls[i].name;
+	out->offset = off - d->tls[i].start;
+	out->size = d->tls[i].size;
+	snprintf(out->label, sizeof(out->label), "%s", d->tls[i].name);
+	return 0;
 }
 
 /* Label a data address inside loaded dso @d at file address @vaddr. */

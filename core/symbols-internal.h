@@ -75,6 +75,10 @@ struct dso {
 	u64 seg_end;			/* highest vaddr + memsz */
 	struct sym *funcs, *objs;
 	size_t nfuncs, nobjs;
+	/* PT_TLS: its block's size and alignment; STT_TLS symbols, start = offset in it */
+	u64 tls_memsz, tls_align;
+	struct sym *tls;
+	size_t ntls;
 	struct sect *sects;
 	size_t nsects;
 	struct code_entry **cache;
@@ -95,7 +99,7 @@ struct map {
 
 /* A thread's TCB address (fs_base): glibc puts it at the top of its stack. */
 struct tcb {
-	u64 fs_base;
+	u64 fs_base;		/* the thread pointer: its TCB, its static TLS below */
 	u32 index, tid;
 };
 
@@ -104,7 +108,7 @@ struct proc {
 	u32 pid;
 	struct map *maps;		/* sorted by start, not overlapping */
 	size_t n, cap;
-	struct tcb *tcbs;		/* threads other than the first, by start */
+	struct tcb *tcbs;		/* threads with a known fs_base, by start */
 	size_t ntcbs, captcbs;
 };
 
@@ -119,6 +123,8 @@ struct lp_symbols {
 void dso__unload(struct dso *d);
 struct dso *symbols__findnew_dso(struct lp_symbols *s, const char *path);
 int dso__load(struct dso *d);
+/* Name @off within @d's TLS block (its STT_TLS symbol) into @out's label; 0 or -ENOENT. */
+int dso__tls_data(struct dso *d, u64 off, struct lp_dataobj *out);
 const struct sect *dso__section(const struct dso *d, u64 vaddr);
 const struct sym *syms__find(const struct dso *d, const struct sym *v,
 			     size_t n, u64 vaddr, bool allow_unsized);

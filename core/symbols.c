@@ -352,7 +352,7 @@ int symbols__add_thread(struct lp_symbols *s, const struct lp_thread *t)
 {
 	struct proc *p;
 
-	if (!t->index || !t->fs_base)	/* the first thread's TCB is not on its stack */
+	if (!t->fs_base)	/* not known yet (a program's first thread at its exec) */
 		return 0;
 	p = symbols__proc(s, t->pid, true);
 	if (!p)
@@ -370,15 +370,59 @@ int symbols__add_thread(struct lp_symbols *s, const struct lp_thread *t)
 	return 0;
 }
 
-/* The latest thread whose TCB lies in @m: a reused stack is the new thread's. */
+/*
+ * The latest thread whose TCB lies in @m: a reused stack is the new
+ * thread's (not the first thread's: ld.so allocates its TCB elsewhere).
+ */
 static const struct tcb *stack_owner(const struct proc *p, const struct map *m)
 {
 	size_t i = p->ntcbs;
 
 	while (i--)
-		if (p->tcbs[i].fs_base >= m->start && p->tcbs[i].fs_base < m->end)
+		if (p->tcbs[i].index && p->tcbs[i].fs_base >= m->start &&
+		    p->tcbs[i].fs_base < m->end)
 			return &p->tcbs[i];
 	return NULL;
+}
+
+/*
+ * A static TLS variable of the program: x86-64 puts the executable's TLS
+ * block right below each thread pointer (TLS variant II, the block first:
+ * [fs_base - roundup(memsz, align), fs_base)); its STT_TLS symbols give the
+ * offsets within. The executable is the process's lowest file mapping.
+ * 0 and @out named "VAR of T<index>", or -ENOENT.
+ */
+static int tls_data(const struct proc *p, u64 addr, struct lp_dataobj *out)
+{
+	struct dso *exe = NULL;
+	u64 size;
+	size_t i;
+
+	for (i = 0; i < p->n && !exe; i++)
+		if (p->maps[i].dso && !p->maps[i].pgoff)
+			exe = p->maps[i].dso;
+	if (!exe || dso__load(exe) || !exe->tls_memsz)
+		return -ENOENT;
+	size = (exe->tls_memsz + exe->tls_align - 1) / exe->tls_align * exe->tls_align;
+	for (i = p->ntcbs; i--; ) {
+		const struct tcb *t = &p->tcbs[i];
+		u64 lo = t->fs_base - size;
+
+		if (addr < lo || addr >= t->fs_base)
+			continue;
+		char var[200] = "TLS";
+
+		if (dso__tls_data(exe, addr - lo, out) == 0)
+			snprintf(var, sizeof(var), "%s", out->name);
+		else
+			out->offset = addr - lo;
+		snprintf(out->label, sizeof(out->label), "%s of T%u (tid %u)", var, t->index, t->tid);
+		out->dso = exe->path;
+		out->start = addr - out->offset;
+		out->name = out->label;
+		return 0;
+	}
+	return -ENOENT;
 }
 
 const struct lp_objects *symbols__objects(const struct lp_symbols *s)
@@ -470,6 +514,8 @@ int symbols__data(struct lp_symbols *s, u32 pid, u64 addr, struct lp_dataobj *ou
 	}
 	if (!p)
 		return -ENOENT;
+	if (tls_data(p, addr, out) == 0)
+		return 0;
 	if (idx < 0)
 		return -ENOENT;
 	m = &p->maps[idx];

@@ -82,7 +82,9 @@ const struct lp_objects *symbols__objects(const struct lp_symbols *s);
 /*
  * A thread started (LP_EV_THREAD_START): the anonymous mapping holding the
  * fs_base of a thread other than the first (glibc's thread descriptor, at
- * the top of the thread's stack) is labelled "stack of T<index>".
+ * the top of the thread's stack) is labelled "stack of T<index>", and the
+ * program's static TLS block right below any known fs_base (x86-64 TLS
+ * variant II) names its __thread variables "VAR of T<index>".
  */
 int symbols__add_thread(struct lp_symbols *s, const struct lp_thread *t);
 

@@ -19,3 +19,16 @@ fi
 "$LOCIPROF" comdetect --stdio "$TOP/test/helpers/twovars" 5000000 2> /dev/null > "$TMP/tv.txt"
 grep -qE '^ +0x08-0x0f T[0-9]+ +atomic +[a-z]+ +[0-9]+ +second\+0' "$TMP/tv.txt" &&
 	ok "text report: the offset row names 'second'" || fail "text offset rows" "$(sed -n '/Top cache lines/,$p' "$TMP/tv.txt" | head -8)"
+
+# --- thread-local storage: the workers of test/helpers/tlsvars sweep their
+# own __thread array; every such sample names it and its thread
+"$LOCIPROF" record -q -o "$TMP/tls.data" "$TOP/test/helpers/tlsvars" 5000000 2> "$TMP/err"; rc=$?
+"$LOCIPROF" script -i "$TMP/tls.data" 2> /dev/null | grep ' worker.*tlsvars.c:18.*=> ' > "$TMP/tls.txt"
+n=$(wc -l < "$TMP/tls.txt")
+named=$(grep -cE '=> 0x[0-9a-f]+ tls_buf of T[12] \(tid [0-9]+\)\+0x[0-9a-f]+' "$TMP/tls.txt")
+threads=$(grep -oE 'tls_buf of T[12]' "$TMP/tls.txt" | sort -u | wc -l)
+if [ $rc = 0 ] && [ "$n" -ge 10 ] && [ "$named" = "$n" ] && [ "$threads" = 2 ]; then
+	ok "TLS: every sampled access of the __thread array names 'tls_buf of T<n>' ($named of $n, both threads)"
+else
+	fail "TLS labels" "exit $rc, $named of $n named, $threads threads: $(head -2 "$TMP/tls.txt")"
+fi
