@@ -443,7 +443,7 @@ out_close:
 	return err;
 }
 
-static void read_segment_bases(struct thread *t)
+void sess_read_segment_bases(struct thread *t)
 {
 	errno = 0;
 	t->fs_base = ptrace(PTRACE_PEEKUSER, t->tid,
@@ -498,7 +498,7 @@ void sess_thread_setup(struct lp_session *s, struct thread *t)
 		return;
 	t->state = TS_LIVE;
 	t->cpu_ns0 = sess_thread_cpu_ns(t);	/* count from here: -p attaches late */
-	read_segment_bases(t);
+	sess_read_segment_bases(t);
 	sess_emit_thread(s, t, LP_EV_THREAD_START, 0);
 	err = open_events(s, t);
 	if (err) {

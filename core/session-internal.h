@@ -211,5 +211,7 @@ void sess_close_events(struct lp_session *s, struct thread *t);
 void sess_thread_setup(struct lp_session *s, struct thread *t);
 int sess_emit_mmap(void *arg, const struct lp_mmap *m);
 void sess_account_held(struct lp_session *s, struct thread *t);
+/* fs_base and gs_base of stopped thread @t, 0 where unreadable */
+void sess_read_segment_bases(struct thread *t);
 
 #endif

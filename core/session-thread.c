@@ -284,6 +284,10 @@ static void handle_clone(struct lp_session *s, struct thread *t, int event)
 		sess_thread_setup(s, c);
 		resume(c->tid, 0);
 	}
+	/* the first thread was set up at its exec, before ld.so set its
+	 * thread pointer: stopped here, it has one (%fs-relative samples) */
+	if (!t->fs_base)
+		sess_read_segment_bases(t);
 	resume(t->tid, 0);
 }
 

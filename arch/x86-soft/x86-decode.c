@@ -592,12 +592,24 @@ static u64 ea__compute(const struct x86_insn_info *in, const u64 regs[LP_REG__MA
 	return a;
 }
 
+/*
+ * A thread pointer of 0 is not known yet (a program's first thread is read
+ * at its exec, before ld.so sets it): an %fs-relative address would be
+ * wrong, so there is none.
+ */
+static bool seg_unknown(const struct x86_insn_info *in, u64 fs_base)
+{
+	return in->seg == X86_SEG_FS && !fs_base;
+}
+
 int x86_insn__ea(const struct x86_insn_info *in, const u64 regs[LP_REG__MAX],
 		 u64 fs_base, u64 gs_base, struct x86_access *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->size = in->size;
 	out->kind = in->kind;
+	if (in->mem != X86_MEM_NONE && seg_unknown(in, fs_base))
+		return -EOPNOTSUPP;
 	switch (in->mem) {
 	case X86_MEM_NONE:
 		return -ENODATA;
@@ -658,6 +670,8 @@ int x86_insn__ea_after(const struct x86_insn_info *in,
 		used |= 1u << in->bitreg;
 	if (in->regs_written & used)
 		return -EADDRNOTAVAIL;
+	if (seg_unknown(in, fs_base))
+		return -EOPNOTSUPP;
 	out->addr = ea__compute(in, regs, fs_base, gs_base);
 	return 0;
 }

@@ -23,12 +23,18 @@ grep -qE '^ +0x08-0x0f T[0-9]+ +atomic +[a-z]+ +[0-9]+ +second\+0' "$TMP/tv.txt"
 # --- thread-local storage: the workers of test/helpers/tlsvars sweep their
 # own __thread array; every such sample names it and its thread
 "$LOCIPROF" record -q -o "$TMP/tls.data" "$TOP/test/helpers/tlsvars" 5000000 2> "$TMP/err"; rc=$?
-"$LOCIPROF" script -i "$TMP/tls.data" 2> /dev/null | grep ' worker.*tlsvars.c:18.*=> ' > "$TMP/tls.txt"
+"$LOCIPROF" script -i "$TMP/tls.data" 2> /dev/null | grep -E ' worker.*tlsvars.c:[0-9]+.*=> ' > "$TMP/tls.txt"
 n=$(wc -l < "$TMP/tls.txt")
-named=$(grep -cE '=> 0x[0-9a-f]+ tls_buf of T[12] \(tid [0-9]+\)\+0x[0-9a-f]+' "$TMP/tls.txt")
+named=$(grep -cE '=> 0x[0-9a-f]+ tls_(buf|pad) of T[12] \(tid [0-9]+\)\+0x[0-9a-f]+' "$TMP/tls.txt")
 threads=$(grep -oE 'tls_buf of T[12]' "$TMP/tls.txt" | sort -u | wc -l)
 if [ $rc = 0 ] && [ "$n" -ge 10 ] && [ "$named" = "$n" ] && [ "$threads" = 2 ]; then
-	ok "TLS: every sampled access of the __thread array names 'tls_buf of T<n>' ($named of $n, both threads)"
+	ok "TLS: every sampled access of the workers' __thread variables names them, e.g. tls_buf of T<n> ($named of $n, both threads)"
 else
 	fail "TLS labels" "exit $rc, $named of $n named, $threads threads: $(head -2 "$TMP/tls.txt")"
 fi
+# the first thread's thread pointer is read at its clone stop (it was 0 at
+# its exec): its %fs-relative accesses get a real address, not 0 + offset
+"$LOCIPROF" script -i "$TMP/tls.data" 2> /dev/null | grep ' main_sweep.*=> ' > "$TMP/mtls.txt"
+n=$(wc -l < "$TMP/mtls.txt"); bad=$(grep -c '=> 0xffff' "$TMP/mtls.txt")
+[ "$n" -ge 10 ] && [ "$bad" = 0 ] && ok "TLS of the first thread: $n sampled accesses, none at 0 + offset" ||
+	fail "TLS of the first thread" "$bad of $n at 0 + offset: $(head -2 "$TMP/mtls.txt")"

@@ -2,6 +2,7 @@
 /*
  * Two threads sweep a thread-local array: every sampled access of theirs
  * is to tls_buf in their own static TLS block (below the thread pointer).
+ * Then the first thread sweeps its own (main_sweep).
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -19,6 +20,15 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+static int __attribute__((noinline)) main_sweep(long n)
+{
+	long i;
+
+	for (i = 0; i < n; i++)
+		tls_buf[i & 511] += i;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 20000000;
@@ -30,5 +40,5 @@ int main(int argc, char **argv)
 			return 1;
 	for (i = 0; i < 2; i++)
 		pthread_join(t[i], NULL);
-	return 0;
+	return main_sweep(n);
 }

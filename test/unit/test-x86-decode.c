@@ -94,6 +94,11 @@ LP_TEST(test_x86_decode_fs_gs_tls, "x86-decode: %fs:0x10, %fs:(%rax), %gs:8(%rbx
 	TEST_ASSERT(a.addr == 0x5108, "addr %#llx", (unsigned long long)a.addr);
 	TEST_ASSERT(!ea_of(plain, sizeof(plain), IP0, regs, fs, gs, &a, &in), "decode");
 	TEST_ASSERT(a.addr == 0x40, "addr %#llx", (unsigned long long)a.addr);
+	/* a thread pointer not known yet gives no address, not fs:disp from 0 */
+	TEST_ASSERT(ea_of(fs_abs, sizeof(fs_abs), IP0, regs, 0, gs, &a, &in) == -EOPNOTSUPP,
+		    "fs_base 0: addr %#llx", (unsigned long long)a.addr);
+	TEST_ASSERT(!ea_of(plain, sizeof(plain), IP0, regs, 0, gs, &a, &in) && a.addr == 0x40,
+		    "no segment: fs_base does not matter");
 	return TEST_OK;
 }
 
