@@ -84,8 +84,22 @@ struct reuse_exact {
 	double weight;		/* 1 / rate: what one sampled access stands for */
 	int finished;		/* reuse_exact__finish() adjusted the histograms */
 	u8 *hll;		/* SHARDS: HyperLogLog registers of all keys */
+	struct sdist *sd;	/* SHARDS: per thread, sampled distances unscaled */
 	double keys_est;	/* finish: distinct keys, estimated */
 	u64 keys_sampled;	/* finish: distinct keys sampled */
+};
+
+/*
+ * SHARDS: the curve's sampled distances below SDIST_MAX are counted as they
+ * are (small integers) and scaled at finish by all keys / sampled keys,
+ * the share actually sampled, not 1/rate: a sweep's one step then lands
+ * where it is, not up to a few % off with the sample of keys.
+ */
+#define SDIST_MAX	(1U << 20)
+
+struct sdist {
+	u64 *n;			/* n[d]: sampled reuses at sampled distance d */
+	u32 cap;
 };
 
 #define SHARDS_BITS	24
@@ -564,6 +578,13 @@ static int reuse_exact__new_thread(struct reuse_exact *re, u32 tid)
 		if (!v)
 			return -ENOMEM;
 		re->thr = v;
+		if (re->sampled) {
+			struct sdist *sd = realloc(re->sd, cap * sizeof(*sd));
+
+			if (!sd)
+				return -ENOMEM;
+			re->sd = sd;
+		}
 		if (re->o.mode == REUSE_EXACT_PER_THREAD) {
 			struct stream *s = realloc(re->streams, cap * sizeof(*s));
 
@@ -585,6 +606,8 @@ static int reuse_exact__new_thread(struct reuse_exact *re, u32 tid)
 				return err;
 		}
 	}
+	if (re->sampled)
+		memset(&re->sd[n], 0, sizeof(re->sd[n]));
 	t = &re->thr[n];
 	memset(t, 0, sizeof(*t));
 	t->tid = tid;
@@ -674,6 +697,9 @@ void reuse_exact__delete(struct reuse_exact *re)
 	lp_map__exit(&re->tids);
 	atab__exit(&re->holders);
 	free(re->hll);
+	for (i = 0; re->sd && i < re->nthr; i++)
+		free(re->sd[i].n);
+	free(re->sd);
 	free(re);
 }
 
@@ -750,6 +776,50 @@ static int reuse_exact__store(struct reuse_exact *re, int ti, u64 key,
 	return 0;
 }
 
+/* Count a sampled distance @d (none at or above SDIST_MAX). */
+static int sdist__add(struct sdist *sd, u64 d)
+{
+	if (d >= SDIST_MAX)
+		return 0;
+	if (d >= sd->cap) {
+		u32 cap = sd->cap ? sd->cap : 1024;
+		u64 *n;
+
+		while (cap <= d)
+			cap *= 2;
+		n = realloc(sd->n, (u64)cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		memset(n + sd->cap, 0, (u64)(cap - sd->cap) * sizeof(*n));
+		sd->n = n;
+		sd->cap = cap;
+	}
+	sd->n[d]++;
+	return 0;
+}
+
+/* Weight @w spread evenly over the distances [@a, @b), @a >= 1. */
+static void mrc__spread(struct reuse_mrc *m, double a, double b, double w)
+{
+	double x = a, len = b - a;
+
+	while (x < b) {
+		u64 d = (u64)x, nx;
+		double e;
+
+		if (d < REUSE_MRC_SUB) {
+			nx = d + 1;
+		} else {
+			u64 step = 1ULL << (60 - __builtin_clzll(d));	/* 2^(octave - 3) */
+
+			nx = (d & ~(step - 1)) + step;
+		}
+		e = fmin((double)nx, b);
+		m->bin[reuse_mrc__bin(d)] += w * (e - x) / len;
+		x = e;
+	}
+}
+
 /* One access of thread index @ti to @key (lp_hash64(key) = @h). */
 static inline __attribute__((always_inline)) int access_one(struct reuse_exact *re, int ti, u64 key, u64 h,
 			     int is_store, struct reuse_exact_res *res, unsigned f)
@@ -758,7 +828,7 @@ static inline __attribute__((always_inline)) int access_one(struct reuse_exact *
 	struct stream *s = stream_of(re, ti, f);
 	double w = re->weight;
 	struct ent *e;
-	int is_new, was_live, err;
+	int is_new, was_live, err, mrc_done;
 	u64 now;
 
 	err = etab__get(&s->tab, key, h, ti, &e, &is_new);
@@ -784,7 +854,12 @@ static inline __attribute__((always_inline)) int access_one(struct reuse_exact *
 		res->kind = REUSE_EXACT_REUSE;
 		res->dist = stream__after(s, e->slot);
 		res->time = now - e->last_seq - 1;
+		mrc_done = 0;
 		if (f & F_SAMPLED) {
+			err = sdist__add(&re->sd[ti], res->dist);
+			if (err)
+				return err;
+			mrc_done = res->dist < SDIST_MAX;
 			/*
 			 * What the sampled distances stand for in the full trace:
 			 * d >= 1 sampled keys in between say d/rate to (d+1)/rate
@@ -799,7 +874,8 @@ static inline __attribute__((always_inline)) int access_one(struct reuse_exact *
 		}
 		thr->stack.bin[hist_bin(res->dist)] += w;
 		thr->time.bin[hist_bin(res->time)] += w;
-		reuse_mrc__add(&thr->mrc, res->dist, w);
+		if (!mrc_done)
+			reuse_mrc__add(&thr->mrc, res->dist, w);
 		thr->reuses++;
 		if (e->last_thr != (u32)ti)
 			thr->cross_thread++;
@@ -997,7 +1073,7 @@ static double adjust_bin0(double *bin0, double d)
 
 void reuse_exact__finish(struct reuse_exact *re)
 {
-	double expect;
+	double expect, scale;
 	int i;
 
 	if (!re->sampled || re->finished)
@@ -1015,6 +1091,28 @@ void reuse_exact__finish(struct reuse_exact *re)
 	 */
 	expect = re->keys_sampled && re->keys_est > 0 ?
 		 fmin(1, (double)re->keys_sampled / re->keys_est) : 1 / re->weight;
+	/*
+	 * A sampled distance d >= 1 stands for d / share to (d + 1) / share
+	 * keys, evenly: the share sampled (the same ratio of keys), not the
+	 * rate.
+	 */
+	scale = re->keys_sampled && re->keys_est > 0 ? re->keys_est / (double)re->keys_sampled :
+						       re->weight;
+	for (i = 0; i < re->nthr; i++) {
+		struct reuse_exact_thread *t = &re->thr[i];
+		const struct sdist *sd = &re->sd[i];
+		u64 k;
+
+		for (k = 0; k < sd->cap; k++) {
+			if (!sd->n[k])
+				continue;
+			if (!k)
+				t->mrc.bin[0] += (double)sd->n[0] * re->weight;
+			else
+				mrc__spread(&t->mrc, k * scale, (k + 1) * scale,
+					    (double)sd->n[k] * re->weight);
+		}
+	}
 	for (i = 0; i < re->nthr; i++) {
 		struct reuse_exact_thread *t = &re->thr[i];
 		double d = ((double)t->seen * expect - (double)t->accesses) * re->weight;
