@@ -378,15 +378,17 @@ static inline __attribute__((always_inline)) u64 fw__prefix(const struct stream 
 /* Markers in slots after @slot: the distinct keys accessed since. */
 static inline __attribute__((always_inline)) u64 stream__after(const struct stream *s, u32 slot)
 {
-	u32 b = slot / BLK_SLOTS, w = slot / 64 - b * BLK_WORDS, k;
+	u32 b = slot / BLK_SLOTS, k;
 	const u64 *m = &s->mark[(u64)b * BLK_WORDS];
 	u64 in = 0;
 
 	/* the words of the block after @slot's, branch-free */
 	for (k = 0; k < BLK_WORDS; k++) {
-		u64 keep = k > w ? ~0ULL : k == w ? ~((2ULL << (slot % 64)) - 1) : 0;
+		/* bits of word k at or before @slot: 0..64 */
+		int c = (int)(slot % BLK_SLOTS) + 1 - 64 * (int)k;
 
-		in += __builtin_popcountll(m[k] & keep);
+		c = c < 0 ? 0 : c;
+		in += __builtin_popcountll(m[k] & (~0ULL << (c & 63)) & ((u64)(c >= 64) - 1));
 	}
 	if (b >= s->fw_hi)
 		return in;
@@ -950,8 +952,8 @@ batch_body(struct reuse_exact *re, const struct reuse_exact_acc *v, size_t n, un
 			u64 h1 = hash[(i + PREFETCH / 2) % PREFETCH];
 			const struct ent *e = &s->tab.v[h1 & s->tab.mask];
 
-			if (e->slot < s->cap && e->key == key_of(v[i + PREFETCH / 2].addr, f))
-				__builtin_prefetch(&s->mark[e->slot / 64]);
+			/* no test of the key: a wrong word is harmless, a branch is not */
+			__builtin_prefetch(&s->mark[(e->slot < s->cap ? e->slot : 0) / 64]);
 		}
 		if (i + PREFETCH < n) {
 			u64 h2 = lp_hash64(key_of(v[i + PREFETCH].addr, f));
