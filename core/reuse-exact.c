@@ -58,10 +58,13 @@ struct stream {
 	u64 nlive;		/* markers set */
 	u32 cap;		/* slots */
 	u32 next;		/* next free slot */
-	u32 nblk;		/* bitmap words */
+	u32 nblk;		/* bitmap words, a multiple of BLK_WORDS */
 	u32 alloc_blk;		/* words allocated */
+	u32 nbl;		/* blocks of BLK_WORDS words */
+	u32 fw_hi;		/* blocks [0, fw_hi) are in the Fenwick tree */
+	u64 tail_live;		/* markers in block fw_hi (the one next falls in) */
 	u64 *mark;		/* bitmap: slot holds a marker */
-	u32 *fw;		/* Fenwick tree of the words' popcounts, 1-based */
+	u32 *fw;		/* Fenwick tree of the blocks' popcounts, 1-based */
 	u32 *rank;		/* compaction: markers before each word */
 	struct etab tab;
 };
@@ -81,8 +84,22 @@ struct reuse_exact {
 	double weight;		/* 1 / rate: what one sampled access stands for */
 	int finished;		/* reuse_exact__finish() adjusted the histograms */
 	u8 *hll;		/* SHARDS: HyperLogLog registers of all keys */
+	struct sdist *sd;	/* SHARDS: per thread, sampled distances unscaled */
 	double keys_est;	/* finish: distinct keys, estimated */
 	u64 keys_sampled;	/* finish: distinct keys sampled */
+};
+
+/*
+ * SHARDS: the curve's sampled distances below SDIST_MAX are counted as they
+ * are (small integers) and scaled at finish by all keys / sampled keys,
+ * the share actually sampled, not 1/rate: a sweep's one step then lands
+ * where it is, not up to a few % off with the sample of keys.
+ */
+#define SDIST_MAX	(1U << 20)
+
+struct sdist {
+	u64 *n;			/* n[d]: sampled reuses at sampled distance d */
+	u32 cap;
 };
 
 #define SHARDS_BITS	24
@@ -327,17 +344,27 @@ static void atab__exit(struct atab *t)
 	free(t->v);
 }
 
-/* ---- time axis: marker bitmap + Fenwick tree over its words ---- */
+/* ---- time axis: marker bitmap + Fenwick tree over its blocks ---- */
+
+/*
+ * The tree counts blocks of 2 words (128 slots; 4 or 8 words cost more in
+ * popcounts inside the block than they save in levels). The block that
+ * new markers go to (the tail) enters the tree only once it is full, so
+ * a new marker costs no tree update: an access walks the tree once for
+ * the reuse's prefix and once for the marker it removes.
+ */
+#define BLK_WORDS	2
+#define BLK_SLOTS	(64 * BLK_WORDS)
 
 static inline __attribute__((always_inline)) void fw__add(struct stream *s, u32 blk, int delta)
 {
 	u32 i;
 
-	for (i = blk + 1; i <= s->nblk; i += i & -i)
+	for (i = blk + 1; i <= s->nbl; i += i & -i)
 		s->fw[i] += delta;
 }
 
-/* Markers in words [0, blk). */
+/* Markers in blocks [0, blk). */
 static inline __attribute__((always_inline)) u64 fw__prefix(const struct stream *s, u32 blk)
 {
 	u64 sum = 0;
@@ -351,10 +378,21 @@ static inline __attribute__((always_inline)) u64 fw__prefix(const struct stream 
 /* Markers in slots after @slot: the distinct keys accessed since. */
 static inline __attribute__((always_inline)) u64 stream__after(const struct stream *s, u32 slot)
 {
-	u32 w = slot / 64;
-	u64 upto = s->mark[w] & ((2ULL << (slot % 64)) - 1);
+	u32 b = slot / BLK_SLOTS, k;
+	const u64 *m = &s->mark[(u64)b * BLK_WORDS];
+	u64 in = 0;
 
-	return s->nlive - fw__prefix(s, w) - __builtin_popcountll(upto);
+	/* the words of the block after @slot's, branch-free */
+	for (k = 0; k < BLK_WORDS; k++) {
+		/* bits of word k at or before @slot: 0..64 */
+		int c = (int)(slot % BLK_SLOTS) + 1 - 64 * (int)k;
+
+		c = c < 0 ? 0 : c;
+		in += __builtin_popcountll(m[k] & (~0ULL << (c & 63)) & ((u64)(c >= 64) - 1));
+	}
+	if (b >= s->fw_hi)
+		return in;
+	return in + s->nlive - fw__prefix(s, b + 1);
 }
 
 static void stream__free_axis(struct stream *s)
@@ -377,15 +415,15 @@ compact_body(struct stream *s, u32 min_slots)
 {
 	u64 live = s->nlive, keys = s->tab.n, i;
 	u64 want = live + 2 * (live > keys ? live : keys) + 64;
-	u32 nblk, acc = 0;
+	u32 nblk, nbl, acc = 0;
 
 	if (want < min_slots)
 		want = min_slots;
 	if (want > MAX_SLOTS)
 		return -EOVERFLOW;
-	nblk = (want + 63) / 64;
+	nblk = (want + BLK_SLOTS - 1) / BLK_SLOTS * BLK_WORDS;
 	if (nblk > s->alloc_blk) {
-		u32 *fw = malloc(((u64)nblk + 1) * sizeof(*fw));
+		u32 *fw = malloc(((u64)nblk / BLK_WORDS + 1) * sizeof(*fw));
 		u32 *rank = malloc((u64)nblk * sizeof(*rank));
 		u64 *mark = calloc(nblk, sizeof(*mark));
 
@@ -422,15 +460,19 @@ compact_body(struct stream *s, u32 min_slots)
 		s->mark[i] = ~0ULL;
 	if (live % 64)
 		s->mark[live / 64] = (1ULL << (live % 64)) - 1;
-	/* linear-time Fenwick build over the words' popcounts */
-	memset(s->fw, 0, ((u64)nblk + 1) * sizeof(*s->fw));
-	for (i = 1; i <= nblk; i++) {
+	/* linear-time Fenwick build over the full blocks (the tail stays out) */
+	nbl = nblk / BLK_WORDS;
+	memset(s->fw, 0, ((u64)nbl + 1) * sizeof(*s->fw));
+	for (i = 1; i <= nbl; i++) {
 		u64 p = i + (i & -i);
 
-		s->fw[i] += __builtin_popcountll(s->mark[i - 1]);
-		if (p <= nblk)
+		s->fw[i] += i <= live / BLK_SLOTS ? BLK_SLOTS : 0;
+		if (p <= nbl)
 			s->fw[p] += s->fw[i];
 	}
+	s->nbl = nbl;
+	s->fw_hi = live / BLK_SLOTS;
+	s->tail_live = live % BLK_SLOTS;
 	s->cap = want;
 	s->nblk = nblk;
 	s->next = live;
@@ -460,7 +502,12 @@ static int stream__compact(struct stream *s, u32 min_slots)
 
 static inline __attribute__((always_inline)) void stream__unmark(struct stream *s, struct ent *e)
 {
-	fw__add(s, e->slot / 64, -1);
+	u32 b = e->slot / BLK_SLOTS;
+
+	if (b < s->fw_hi)
+		fw__add(s, b, -1);
+	else
+		s->tail_live--;
 	s->mark[e->slot / 64] &= ~(1ULL << (e->slot % 64));
 	s->nlive--;
 	e->slot = NO_SLOT;
@@ -475,8 +522,14 @@ static inline __attribute__((always_inline)) int stream__mark(struct stream *s, 
 			return err;
 	}
 	e->slot = s->next++;
+	if (e->slot / BLK_SLOTS != s->fw_hi) {
+		/* the tail block is full: into the tree with what is left of it */
+		fw__add(s, s->fw_hi, s->tail_live);
+		s->fw_hi++;
+		s->tail_live = 0;
+	}
 	s->mark[e->slot / 64] |= 1ULL << (e->slot % 64);
-	fw__add(s, e->slot / 64, 1);
+	s->tail_live++;
 	s->nlive++;
 	return 0;
 }
@@ -527,6 +580,13 @@ static int reuse_exact__new_thread(struct reuse_exact *re, u32 tid)
 		if (!v)
 			return -ENOMEM;
 		re->thr = v;
+		if (re->sampled) {
+			struct sdist *sd = realloc(re->sd, cap * sizeof(*sd));
+
+			if (!sd)
+				return -ENOMEM;
+			re->sd = sd;
+		}
 		if (re->o.mode == REUSE_EXACT_PER_THREAD) {
 			struct stream *s = realloc(re->streams, cap * sizeof(*s));
 
@@ -548,6 +608,8 @@ static int reuse_exact__new_thread(struct reuse_exact *re, u32 tid)
 				return err;
 		}
 	}
+	if (re->sampled)
+		memset(&re->sd[n], 0, sizeof(re->sd[n]));
 	t = &re->thr[n];
 	memset(t, 0, sizeof(*t));
 	t->tid = tid;
@@ -637,6 +699,9 @@ void reuse_exact__delete(struct reuse_exact *re)
 	lp_map__exit(&re->tids);
 	atab__exit(&re->holders);
 	free(re->hll);
+	for (i = 0; re->sd && i < re->nthr; i++)
+		free(re->sd[i].n);
+	free(re->sd);
 	free(re);
 }
 
@@ -660,10 +725,24 @@ static inline __attribute__((always_inline)) int hist_bin(u64 d)
 	return d ? 64 - __builtin_clzll(d) : 0;
 }
 
-static inline __attribute__((always_inline)) struct stream *stream_of(struct reuse_exact *re, int ti)
+/*
+ * What an access path depends on, as flags: the batch path is compiled
+ * once per combination, so none of it is tested per access.
+ */
+#define F_SHARED	1
+#define F_LINE		2
+#define F_SAMPLED	4
+
+static inline __attribute__((always_inline)) unsigned flags_of(const struct reuse_exact *re)
 {
-	return re->o.mode == REUSE_EXACT_PER_THREAD ? &re->streams[ti] :
-						      &re->streams[0];
+	return (re->o.mode == REUSE_EXACT_SHARED ? F_SHARED : 0) |
+	       (re->o.gran == REUSE_GRAN_LINE ? F_LINE : 0) | (re->sampled ? F_SAMPLED : 0);
+}
+
+static inline __attribute__((always_inline)) struct stream *stream_of(struct reuse_exact *re, int ti,
+								      unsigned f)
+{
+	return f & F_SHARED ? &re->streams[0] : &re->streams[ti];
 }
 
 /* Another thread @ti stored to @key: drop the other holders' live uses. */
@@ -699,15 +778,59 @@ static int reuse_exact__store(struct reuse_exact *re, int ti, u64 key,
 	return 0;
 }
 
+/* Count a sampled distance @d (none at or above SDIST_MAX). */
+static int sdist__add(struct sdist *sd, u64 d)
+{
+	if (d >= SDIST_MAX)
+		return 0;
+	if (d >= sd->cap) {
+		u32 cap = sd->cap ? sd->cap : 1024;
+		u64 *n;
+
+		while (cap <= d)
+			cap *= 2;
+		n = realloc(sd->n, (u64)cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		memset(n + sd->cap, 0, (u64)(cap - sd->cap) * sizeof(*n));
+		sd->n = n;
+		sd->cap = cap;
+	}
+	sd->n[d]++;
+	return 0;
+}
+
+/* Weight @w spread evenly over the distances [@a, @b), @a >= 1. */
+static void mrc__spread(struct reuse_mrc *m, double a, double b, double w)
+{
+	double x = a, len = b - a;
+
+	while (x < b) {
+		u64 d = (u64)x, nx;
+		double e;
+
+		if (d < REUSE_MRC_SUB) {
+			nx = d + 1;
+		} else {
+			u64 step = 1ULL << (60 - __builtin_clzll(d));	/* 2^(octave - 3) */
+
+			nx = (d & ~(step - 1)) + step;
+		}
+		e = fmin((double)nx, b);
+		m->bin[reuse_mrc__bin(d)] += w * (e - x) / len;
+		x = e;
+	}
+}
+
 /* One access of thread index @ti to @key (lp_hash64(key) = @h). */
 static inline __attribute__((always_inline)) int access_one(struct reuse_exact *re, int ti, u64 key, u64 h,
-			     int is_store, struct reuse_exact_res *res)
+			     int is_store, struct reuse_exact_res *res, unsigned f)
 {
 	struct reuse_exact_thread *thr = &re->thr[ti];
-	struct stream *s = stream_of(re, ti);
+	struct stream *s = stream_of(re, ti, f);
 	double w = re->weight;
 	struct ent *e;
-	int is_new, was_live, err;
+	int is_new, was_live, err, mrc_done;
 	u64 now;
 
 	err = etab__get(&s->tab, key, h, ti, &e, &is_new);
@@ -733,7 +856,12 @@ static inline __attribute__((always_inline)) int access_one(struct reuse_exact *
 		res->kind = REUSE_EXACT_REUSE;
 		res->dist = stream__after(s, e->slot);
 		res->time = now - e->last_seq - 1;
-		if (re->sampled) {
+		mrc_done = 0;
+		if (f & F_SAMPLED) {
+			err = sdist__add(&re->sd[ti], res->dist);
+			if (err)
+				return err;
+			mrc_done = res->dist < SDIST_MAX;
 			/*
 			 * What the sampled distances stand for in the full trace:
 			 * d >= 1 sampled keys in between say d/rate to (d+1)/rate
@@ -748,7 +876,8 @@ static inline __attribute__((always_inline)) int access_one(struct reuse_exact *
 		}
 		thr->stack.bin[hist_bin(res->dist)] += w;
 		thr->time.bin[hist_bin(res->time)] += w;
-		reuse_mrc__add(&thr->mrc, res->dist, w);
+		if (!mrc_done)
+			reuse_mrc__add(&thr->mrc, res->dist, w);
 		thr->reuses++;
 		if (e->last_thr != (u32)ti)
 			thr->cross_thread++;
@@ -760,21 +889,22 @@ static inline __attribute__((always_inline)) int access_one(struct reuse_exact *
 	e->last_seq = now;
 	e->last_thr = ti;
 	/* one thread so far: it holds every key, nobody can invalidate */
-	if (re->o.mode == REUSE_EXACT_PER_THREAD && re->nthr > 1)
+	if (!(f & F_SHARED) && re->nthr > 1)
 		return reuse_exact__store(re, ti, key, was_live, is_store);
 	return 0;
 }
 
-static inline __attribute__((always_inline)) u64 key_of(const struct reuse_exact *re, u64 addr)
+static inline __attribute__((always_inline)) u64 key_of(u64 addr, unsigned f)
 {
-	return re->o.gran == REUSE_GRAN_LINE ? addr >> 6 : addr;
+	return f & F_LINE ? addr >> 6 : addr;
 }
 
 int reuse_exact__access(struct reuse_exact *re, u32 tid, u64 addr,
 			int is_store, struct reuse_exact_res *res)
 {
 	struct reuse_exact_res dummy;
-	u64 key = key_of(re, addr);
+	unsigned f = flags_of(re);
+	u64 key = key_of(addr, f);
 	int ti;
 
 	if (!res)
@@ -788,7 +918,7 @@ int reuse_exact__access(struct reuse_exact *re, u32 tid, u64 addr,
 		res->kind = REUSE_EXACT_SKIPPED;
 		return 0;
 	}
-	return access_one(re, ti, key, lp_hash64(key), is_store, res);
+	return access_one(re, ti, key, lp_hash64(key), is_store, res, f);
 }
 
 /*
@@ -800,7 +930,7 @@ int reuse_exact__access(struct reuse_exact *re, u32 tid, u64 addr,
 #define PREFETCH 16
 
 static inline __attribute__((always_inline)) int
-batch_body(struct reuse_exact *re, const struct reuse_exact_acc *v, size_t n)
+batch_body(struct reuse_exact *re, const struct reuse_exact_acc *v, size_t n, unsigned f)
 {
 	u64 hash[PREFETCH];
 	struct reuse_exact_res res;
@@ -808,13 +938,13 @@ batch_body(struct reuse_exact *re, const struct reuse_exact_acc *v, size_t n)
 	int err;
 
 	for (i = 0; i < n && i < PREFETCH; i++)
-		hash[i] = lp_hash64(key_of(re, v[i].addr));
+		hash[i] = lp_hash64(key_of(v[i].addr, f));
 	for (i = 0; i < n; i++) {
-		u64 key = key_of(re, v[i].addr), h = hash[i % PREFETCH];
+		u64 key = key_of(v[i].addr, f), h = hash[i % PREFETCH];
 		int ti = v[i].tid == re->last_tid && re->last_idx >= 0 ? re->last_idx :
 			 reuse_exact__thread_index(re, v[i].tid);
 		/* the stream of a later access is a guess: this one's */
-		struct stream *s = stream_of(re, ti);
+		struct stream *s = stream_of(re, ti, f);
 
 		if (ti < 0)
 			return ti;
@@ -822,17 +952,17 @@ batch_body(struct reuse_exact *re, const struct reuse_exact_acc *v, size_t n)
 			u64 h1 = hash[(i + PREFETCH / 2) % PREFETCH];
 			const struct ent *e = &s->tab.v[h1 & s->tab.mask];
 
-			if (e->slot < s->cap && e->key == key_of(re, v[i + PREFETCH / 2].addr))
-				__builtin_prefetch(&s->mark[e->slot / 64]);
+			/* no test of the key: a wrong word is harmless, a branch is not */
+			__builtin_prefetch(&s->mark[(e->slot < s->cap ? e->slot : 0) / 64]);
 		}
 		if (i + PREFETCH < n) {
-			u64 h2 = lp_hash64(key_of(re, v[i + PREFETCH].addr));
+			u64 h2 = lp_hash64(key_of(v[i + PREFETCH].addr, f));
 
 			hash[i % PREFETCH] = h2;
 			if (s->tab.v)
 				__builtin_prefetch(&s->tab.v[h2 & s->tab.mask]);
 		}
-		err = access_one(re, ti, key, h, v[i].is_store, &res);
+		err = access_one(re, ti, key, h, v[i].is_store, &res, f);
 		if (err)
 			return err;
 	}
@@ -843,13 +973,22 @@ batch_body(struct reuse_exact *re, const struct reuse_exact_acc *v, size_t n)
 __attribute__((target("popcnt"))) static int
 batch_popcnt(struct reuse_exact *re, const struct reuse_exact_acc *v, size_t n)
 {
-	return batch_body(re, v, n);
+	switch (flags_of(re)) {
+	case 0: return batch_body(re, v, n, 0);
+	case 1: return batch_body(re, v, n, 1);
+	case 2: return batch_body(re, v, n, 2);
+	case 3: return batch_body(re, v, n, 3);
+	case 4: return batch_body(re, v, n, 4);
+	case 5: return batch_body(re, v, n, 5);
+	case 6: return batch_body(re, v, n, 6);
+	default: return batch_body(re, v, n, 7);
+	}
 }
 
 static int batch_generic(struct reuse_exact *re, const struct reuse_exact_acc *v,
 			 size_t n)
 {
-	return batch_body(re, v, n);
+	return batch_body(re, v, n, flags_of(re));
 }
 
 /*
@@ -864,6 +1003,7 @@ batch_sampled(struct reuse_exact *re, const struct reuse_exact_acc *v, size_t n,
 {
 	struct reuse_exact_acc buf[SAMPLED_BATCH];
 	u64 thresh = re->thresh, skipped = 0;
+	unsigned f = flags_of(re);
 	u32 tid;
 	size_t i, nb = 0;
 	int ti, err;
@@ -883,7 +1023,7 @@ batch_sampled(struct reuse_exact *re, const struct reuse_exact_acc *v, size_t n,
 			if (ti < 0)
 				return ti;
 		}
-		if (shards_hash(re, key_of(re, v[i].addr)) >= thresh) {
+		if (shards_hash(re, key_of(v[i].addr, f)) >= thresh) {
 			skipped++;
 			continue;
 		}
@@ -935,7 +1075,7 @@ static double adjust_bin0(double *bin0, double d)
 
 void reuse_exact__finish(struct reuse_exact *re)
 {
-	double expect;
+	double expect, scale;
 	int i;
 
 	if (!re->sampled || re->finished)
@@ -953,6 +1093,28 @@ void reuse_exact__finish(struct reuse_exact *re)
 	 */
 	expect = re->keys_sampled && re->keys_est > 0 ?
 		 fmin(1, (double)re->keys_sampled / re->keys_est) : 1 / re->weight;
+	/*
+	 * A sampled distance d >= 1 stands for d / share to (d + 1) / share
+	 * keys, evenly: the share sampled (the same ratio of keys), not the
+	 * rate.
+	 */
+	scale = re->keys_sampled && re->keys_est > 0 ? re->keys_est / (double)re->keys_sampled :
+						       re->weight;
+	for (i = 0; i < re->nthr; i++) {
+		struct reuse_exact_thread *t = &re->thr[i];
+		const struct sdist *sd = &re->sd[i];
+		u64 k;
+
+		for (k = 0; k < sd->cap; k++) {
+			if (!sd->n[k])
+				continue;
+			if (!k)
+				t->mrc.bin[0] += (double)sd->n[0] * re->weight;
+			else
+				mrc__spread(&t->mrc, k * scale, (k + 1) * scale,
+					    (double)sd->n[k] * re->weight);
+		}
+	}
 	for (i = 0; i < re->nthr; i++) {
 		struct reuse_exact_thread *t = &re->thr[i];
 		double d = ((double)t->seen * expect - (double)t->accesses) * re->weight;

@@ -60,8 +60,9 @@ struct reuse_exact_opts {
 	 * SHARDS (Waldspurger et al., FAST 2015): 0 or 1 for every key, else
 	 * only the keys with hash(key) mod 2^24 < rate x 2^24 (a spatial
 	 * sample: all accesses of a sampled key, none of the others). Each
-	 * sampled distance is scaled by 1/rate and weighs 1/rate, so the
-	 * histograms and the curve estimate the full trace's.
+	 * sampled distance is scaled by 1/rate (in the curve: by all keys /
+	 * sampled keys, at finish) and weighs 1/rate, so the histograms and
+	 * the curve estimate the full trace's.
 	 */
 	double sample_rate;
 };
@@ -141,6 +142,7 @@ int reuse_exact__access_batch(struct reuse_exact *re,
  * distance-0 bins hold it. Idempotent.
  */
 void reuse_exact__finish(struct reuse_exact *re);
+/* (finish also adds the sampled reuses to the curve: read it after.) */
 
 /* SHARDS, after finish: distinct keys sampled, all distinct keys (estimated). */
 int reuse_exact__sample_keys(const struct reuse_exact *re, u64 *sampled, double *est);
