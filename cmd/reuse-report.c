@@ -529,6 +529,7 @@ int reuse_report__json(const void *view, const char *path)
 	json__obj_end(&w);
 	json__u64(&w, "temporal", res->stats.temporal);
 	json__u64(&w, "chunk", res->stats.chunk);
+	json__u64(&w, "spatial", res->stats.spatial);
 	json__u64(&w, "cross_thread", res->cross_thread);
 	json__double(&w, "invalidation_fraction", inval_frac(res));
 	json__u64(&w, "samples", r->run.samples);
