@@ -7,11 +7,13 @@
  * exactly the next access that touches them (W: stores only), after it.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "core/reuse-model.h"
 #include "core/reuse.h"
 #include "core/session.h"
 #include "core/tests.h"
@@ -338,5 +340,31 @@ LP_TEST(test_reuse_line_dense_sweep, "reuse --granularity line: a dense 8-byte s
 		    t.bin[reuse_hist__bin(120)] / tot);
 	TEST_ASSERT(r.stats.spatial > r.stats.chunk, "spatial %llu, chunk %llu",
 		    (unsigned long long)r.stats.spatial, (unsigned long long)r.stats.chunk);
+	return TEST_OK;
+}
+
+/*
+ * Hit rates from a line histogram use its distances as they are (no mean
+ * access size): a dense 8-byte sweep of 128 lines, repeated, hits 7 of 8
+ * times in an 8-line cache (the line just touched) and every time in a
+ * 1024-line one (the reuses a pass later are at 127 lines; the footprint
+ * estimate spreads them up to 511).
+ */
+LP_TEST(test_reuse_line_hit_rates, "reuse --granularity line: hit rates of a dense sweep, small and large cache")
+{
+	struct sdcm_cache c[2] = {
+		{ .name = "S", .size = 8 * 64, .ways = 8, .line = 64 },
+		{ .name = "L", .size = 1024 * 64, .ways = 1024, .line = 64 },
+	};
+	struct reuse_result r;
+	struct reuse_hist t, st;
+	double hit[2];
+	int ret = tt_reuse_line(60000, 8, 1024, 13, &r, &t, &st);
+
+	TEST_ASSERT(ret == 0, "run: %s", strerror(-ret));
+	r.stack = st;
+	TEST_ASSERT(reuse_model__hit_rates(&r, c, 2, hit) == 2, "hit rates");
+	TEST_ASSERT(fabs(hit[0] - 0.875) < 0.04, "8 lines: %.3f, want 7/8", hit[0]);
+	TEST_ASSERT(hit[1] > 0.97, "1024 lines: %.3f, want all", hit[1]);
 	return TEST_OK;
 }
