@@ -71,6 +71,13 @@ for c in "short-bell 0.95 0.97" "short-decreasing-case2 0.95 0.97"; do
 		fail "$name line: spatial reuses seen" "spatial = $sp"
 done
 
+"$LOCIPROF" reuse -q --granularity line --sampler trace="$TMP/short-bell.trace" -c 2000 \
+	--json "$TMP/alias.json" 2> /dev/null
+a=$(js "$TMP/alias.json" "d['period_aliases_lines'], d['spatial'] > 0")
+b=$(js "$TMP/short-bell.l.json" "d['period_aliases_lines']")
+[ "$a $b" = "True True False" ] && ok "line granularity: a period that 8 divides is flagged, 2001 is not" ||
+	fail "line granularity: a period that 8 divides is flagged" "2000: $a, 2001: $b"
+
 # --- shared: the exact engine on the same trace is the truth
 t="$TMP/short-bell.trace"
 "$LOCIPROF" reuse --trace "$t" --shared-cache --json "$TMP/shx.json" > /dev/null
