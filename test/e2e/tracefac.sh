@@ -94,6 +94,17 @@ else
 	fail "reuse --shared-cache --sampler trace" "exit $?: $(head -c 300 "$TMP/err")"
 fi
 
+# the same at line granularity (period prime to 8)
+"$LOCIPROF" reuse --trace "$t" --shared-cache --granularity line --json "$TMP/shlx.json" > /dev/null
+if "$LOCIPROF" reuse -q --shared-cache --granularity line --sampler trace="$t" -c 2001 \
+	--json "$TMP/shl.json" 2> "$TMP/err"; then
+	s=$(S "$TMP/shlx.json" "$TMP/shl.json")
+	ge "$s" 0.95 && ok "short-bell shared cache, line: S = $s >= 0.95 against the exact engine" ||
+		fail "short-bell shared cache, line: S >= 0.95 against the exact engine" "S = $s"
+else
+	fail "reuse --shared-cache --granularity line --sampler trace" "exit $?: $(head -c 300 "$TMP/err")"
+fi
+
 # threads that store to one shared array reuse each other's data in a shared cache
 t="$TMP/short-decreasing-case2.trace"
 "$LOCIPROF" reuse --trace "$t" --shared-cache --json "$TMP/shx2.json" > /dev/null
