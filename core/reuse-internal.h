@@ -60,6 +60,7 @@ struct ru_thread {
 	u8 mode[REUSE_MAX_SLOTS];	/* current watch: 0, LP_WP_W, LP_WP_RW */
 	u8 pmode[REUSE_MAX_SLOTS];	/* previous (censored) watch */
 	u64 last_addr, last_ip;		/* its latest sample with an address */
+	u64 last_count;			/* its counter at that sample, 0: none */
 	u64 count;			/* its loads+stores, latest LP_EV_COUNTER */
 	u8 counted;			/* a COUNTER event was seen */
 };

@@ -321,14 +321,34 @@ static int ru_stride(struct reuse *ru, u32 thread, const struct lp_sample *s)
 /* ---- events ----------------------------------------------------------- */
 
 /*
+ * A dense backward walk since the thread's previous sample: its counter
+ * advanced by k accesses and the address fell by exactly k accesses of this
+ * size (one stream, no other access in between). Anything else, including
+ * no counters, is taken as forward: at a period longer than a pass the
+ * previous sample is mostly in another pass or array (reuse-estimator.md).
+ */
+static int ru_walks_down(const struct ru_thread *t, const struct lp_sample *s)
+{
+	u64 k;
+
+	if (!t->counted || !t->last_count || t->count <= t->last_count || !s->size ||
+	    s->addr >= t->last_addr || (s->ip && s->ip != t->last_ip))
+		return 0;
+	k = t->count - t->last_count;
+	return t->last_addr - s->addr == k * s->size;
+}
+
+/*
  * Address granularity: the aligned 1/2/4/8-byte block holding the access.
  * Line granularity: the aligned 8 bytes holding its first byte and, in a
  * second register, the 8 bytes right after its last byte within the line,
- * wrapping to the line's first chunk: the next access to the line is the
- * first trap on either (see reuse.h and Documentation/reuse-estimator.md).
+ * wrapping to the line's first chunk (@down, a dense backward walk: the 8
+ * bytes right before its first byte, wrapping to the line's last chunk):
+ * the next access to the line is the first trap on either (see reuse.h and
+ * Documentation/reuse-estimator.md, "Line granularity").
  */
 static void ru_watch_bytes(const struct reuse *ru, const struct lp_sample *s,
-			   struct ru_watch *w)
+			   int down, struct ru_watch *w)
 {
 	u64 size = s->size ? s->size : 8, len, line, end;
 
@@ -355,7 +375,10 @@ static void ru_watch_bytes(const struct reuse *ru, const struct lp_sample *s,
 	end = s->addr + size - 1;
 	if (end >= line + LP_CACHE_LINE)
 		end = line + LP_CACHE_LINE - 1;
-	w->addr2 = line + (((end & ~7ull) + 8 - line) & (LP_CACHE_LINE - 1));
+	if (down)
+		w->addr2 = line + ((w->addr - line - 8) & (LP_CACHE_LINE - 1));
+	else
+		w->addr2 = line + (((end & ~7ull) + 8 - line) & (LP_CACHE_LINE - 1));
 	if (w->addr2 != w->addr)
 		w->nreg = 2;
 }
@@ -408,7 +431,7 @@ static void ru_counter(struct reuse *ru, const struct lp_counter *c)
 static int ru_sample(struct reuse *ru, const struct lp_sample *s,
 		     struct lp_actions *out)
 {
-	int order[REUSE_MAX_SLOTS], n = 0, i, j, err;
+	int order[REUSE_MAX_SLOTS], n = 0, i, j, err, down;
 	double miss;
 	struct ru_thread *t;
 	struct ru_slot *sl = NULL;
@@ -432,8 +455,10 @@ static int ru_sample(struct reuse *ru, const struct lp_sample *s,
 	ru->size_sum += s->size ? s->size : 8;
 	if (s->thread_ns && (err = ru_stride(ru, me, s)))
 		return err;
+	down = ru_walks_down(t, s);
 	t->last_addr = s->addr;
 	t->last_ip = s->ip;
+	t->last_count = t->counted ? t->count : 0;
 	if (s->thread_ns) {
 		struct ru_pt *p;
 
@@ -483,7 +508,7 @@ static int ru_sample(struct reuse *ru, const struct lp_sample *s,
 		sl->prev.active = 0;
 	}
 	memset(&sl->cur, 0, sizeof(sl->cur));
-	ru_watch_bytes(ru, s, &sl->cur);
+	ru_watch_bytes(ru, s, down, &sl->cur);
 	sl->cur.active = 1;
 	sl->cur.owner = me;
 	sl->cur.owner_cpu = t->cpu;

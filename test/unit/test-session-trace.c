@@ -368,3 +368,27 @@ LP_TEST(test_reuse_line_hit_rates, "reuse --granularity line: hit rates of a den
 	TEST_ASSERT(hit[1] > 0.97, "1024 lines: %.3f, want all", hit[1]);
 	return TEST_OK;
 }
+
+/*
+ * A dense sweep of 128 lines walked backward: the line's next access is
+ * the chunk before the sampled one. Consecutive samples 13 accesses and
+ * exactly 13 elements apart show a dense backward walk, and the second
+ * register watches that chunk (wrapping to the line's last), so 7/8 are
+ * again at 0 (but the first sample after each wrap of the sweep).
+ */
+LP_TEST(test_reuse_line_backward_sweep, "reuse --granularity line: a dense backward sweep reuses 7/8 at distance 0")
+{
+	struct reuse_result r;
+	struct reuse_hist t, st;
+	double tot, f0;
+	int ret = tt_reuse_line(60000, -8, 1024, 13, &r, &t, &st);
+
+	TEST_ASSERT(ret == 0, "run: %s", strerror(-ret));
+	tot = reuse_hist__total(&st, 0);
+	TEST_ASSERT(r.reuses > 100 && tot > 0, "reuses %llu", (unsigned long long)r.reuses);
+	f0 = st.bin[0] / tot;
+	TEST_ASSERT(f0 > 0.875 - 0.05 && f0 < 0.875 + 0.05, "distance 0: %.3f of the reuses, want 7/8", f0);
+	TEST_ASSERT(t.bin[reuse_hist__bin(1016)] / tot > 0.125 - 0.05,
+		    "a line's reuse a pass later (1016 accesses): %.3f", t.bin[reuse_hist__bin(1016)] / tot);
+	return TEST_OK;
+}
