@@ -522,7 +522,8 @@ static const struct lp_opt ru_opts[] = {
 	  "64 at line granularity; "
 	  "0: the whole run at once)", LP_OPT_CALL, .parse = parse_window, .format = format_window,
 	  .flags = LP_OPT_CFG | LP_OPT_RPT },
-	{ "slots", 0, "N", "watchpoint slots (debug registers) used, 1-4", LP_OPT_INT,
+	{ "slots", 0, "N", "debug registers used per thread, 1-4 (a line watch\n"
+	  "takes 2)", LP_OPT_INT,
 	  RU(cfg.nslots), 1, 4, .flags = LP_OPT_CFG },
 	{ "seed", 0, "N", "seed of the reservoir sampling", LP_OPT_U64, RU(cfg.seed),
 	  .flags = LP_OPT_CFG },
