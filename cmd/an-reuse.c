@@ -487,7 +487,8 @@ static void format_window(const void *opts, char *buf, size_t len)
 {
 	const struct an_reuse *a = opts;
 
-	snprintf(buf, len, "%d", a->cfg.window < 0 ? 0 : a->cfg.window);
+	snprintf(buf, len, "%d", a->cfg.window < 0 ? 0 :
+		 a->cfg.window ? a->cfg.window : reuse__default_window(a->cfg.gran));
 }
 
 static int parse_predict_threads(void *opts, const char *arg)
@@ -517,10 +518,12 @@ static const struct lp_opt ru_opts[] = {
 	{ "no-chain", 0, NULL, "time every reuse by thread CPU time x rate (default:\n"
 	  "count along the thread's samples in between)", LP_OPT_FLAG, RU(cfg.no_chain),
 	  .flags = LP_OPT_CFG | LP_OPT_RPT },
-	{ "window", 0, "N", "reuses per footprint conversion window (default 8;\n"
+	{ "window", 0, "N", "reuses per footprint conversion window (default 8,\n"
+	  "64 at line granularity; "
 	  "0: the whole run at once)", LP_OPT_CALL, .parse = parse_window, .format = format_window,
 	  .flags = LP_OPT_CFG | LP_OPT_RPT },
-	{ "slots", 0, "N", "watchpoint slots (debug registers) used, 1-4", LP_OPT_INT,
+	{ "slots", 0, "N", "debug registers used per thread, 1-4 (a line watch\n"
+	  "takes 2)", LP_OPT_INT,
 	  RU(cfg.nslots), 1, 4, .flags = LP_OPT_CFG },
 	{ "seed", 0, "N", "seed of the reservoir sampling", LP_OPT_U64, RU(cfg.seed),
 	  .flags = LP_OPT_CFG },

@@ -124,6 +124,18 @@ static const char *line_note(const struct reuse_result *res)
 	       "line distances approximated from address distances x mean access size / 64";
 }
 
+/*
+ * A counting sampler (period in accesses or events, not ns) with a period
+ * that a line's 8 elements divide samples every dense sweep at one position
+ * of its lines (Documentation/reuse-estimator.md, "Line granularity").
+ */
+static int line_period_aliased(const struct reuse_report *r)
+{
+	return !r->exact && r->res->gran == REUSE_GRAN_LINE && r->run.period &&
+	       r->run.period % (LP_CACHE_LINE / 8) == 0 &&
+	       r->run.period_unit && strcmp(r->run.period_unit, "ns");
+}
+
 /* ---- terminal --------------------------------------------------------- */
 
 static void print_hist(const struct reuse_report *r, FILE *f, const struct reuse_hist *h,
@@ -183,6 +195,11 @@ void reuse_report__print(const void *view, FILE *f)
 	fprintf(f, "# mode %s; granularity %s: stack (LRU) distances in %s\n",
 		mode_desc(res), res->gran == REUSE_GRAN_LINE ? "line" : "address", gran_unit(res));
 	analysis__run_warning(&r->run, f);
+	if (line_period_aliased(r))
+		fprintf(f, "# WARNING: period %" PRIu64 " %s is a multiple of 8: a dense sweep of 8-byte "
+			"elements is sampled at one position of each line, so its line reuses are measured "
+			"from that position only; use a period prime to 8 (e.g. -c %" PRIu64 ")\n",
+			r->run.period, r->run.period_unit, r->run.period + 1);
 	if (r->exact && r->sample_rate < 1)
 		fprintf(f, "# ESTIMATE (SHARDS, Waldspurger et al. 2015): the %s a hash samples at rate %.6g "
 			"(1 in %.4g): %" PRIu64 " of ~%.0f, %" PRIu64 " of %" PRIu64 " accesses; distances "
@@ -507,6 +524,7 @@ int reuse_report__json(const void *view, const char *path)
 	if (r->exact && r->lackey)
 		json__str(&w, "trace_note", "valgrind lackey: threads serialized, read as one thread");
 	json__u64(&w, "period", r->run.period);
+	json__bool(&w, "period_aliases_lines", line_period_aliased(r));
 	json__str(&w, "period_unit", r->run.period_unit);
 	json__str(&w, "program", r->run.command);
 	if (r->run.sync >= 0)
@@ -529,6 +547,7 @@ int reuse_report__json(const void *view, const char *path)
 	json__obj_end(&w);
 	json__u64(&w, "temporal", res->stats.temporal);
 	json__u64(&w, "chunk", res->stats.chunk);
+	json__u64(&w, "spatial", res->stats.spatial);
 	json__u64(&w, "cross_thread", res->cross_thread);
 	json__double(&w, "invalidation_fraction", inval_frac(res));
 	json__u64(&w, "samples", r->run.samples);

@@ -23,6 +23,7 @@ enum ru_kind {
 	RU_COLD = 2,
 };
 
+#define RU_LINE_REGS	2	/* registers of a line-granularity watch */
 #define RU_MAX_INSN	15	/* bytes: the longest x86 instruction */
 
 /* One watch: what a slot (debug register i of every thread) watches. */
@@ -36,7 +37,9 @@ struct ru_watch {
 	u32 owner;		/* use thread index */
 	u32 owner_cpu;
 	u64 cookie;
-	u64 addr;		/* watched (aligned) address */
+	u64 addr;		/* watched (aligned) address: the sampled chunk */
+	u64 addr2;		/* line granularity: the chunk after it (ru_watch_bytes) */
+	u8 nreg;		/* debug registers it holds per thread: 1 or 2 */
 	u64 use_addr, use_ip;
 	u64 use_ns, use_time;	/* thread CPU ns (0 if unknown), wall ns */
 	u64 use_count;		/* accesses counted at the use (counted) */
@@ -57,6 +60,7 @@ struct ru_thread {
 	u8 mode[REUSE_MAX_SLOTS];	/* current watch: 0, LP_WP_W, LP_WP_RW */
 	u8 pmode[REUSE_MAX_SLOTS];	/* previous (censored) watch */
 	u64 last_addr, last_ip;		/* its latest sample with an address */
+	u64 last_count;			/* its counter at that sample, 0: none */
 	u64 count;			/* its loads+stores, latest LP_EV_COUNTER */
 	u8 counted;			/* a COUNTER event was seen */
 };
@@ -115,6 +119,8 @@ struct reuse {
 	struct reuse_config cfg;
 	u64 rng, cookie_gen;
 	struct ru_slot slot[REUSE_MAX_SLOTS];
+	int nwatch;			/* slots: cfg.nslots registers / nreg */
+	int nreg;			/* registers per slot (RU_LINE_REGS at line) */
 
 	struct ru_thread *thr;
 	u32 nthr, thr_cap, nlive;

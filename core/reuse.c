@@ -36,7 +36,15 @@ void reuse__config_init(struct reuse_config *cfg)
 	cfg->gran = REUSE_GRAN_ADDR;
 	cfg->seed = 0x72657573ull;	/* "reus" */
 	cfg->max_pairs = 4096;
-	cfg->window = REUSE_DEFAULT_WINDOW;
+}
+
+/*
+ * At line granularity 7 of 8 reuses of a dense walk are spatial, at
+ * distance 0: a window with as many longer reuses holds 8x the detections.
+ */
+int reuse__default_window(enum reuse_gran gran)
+{
+	return REUSE_DEFAULT_WINDOW * (gran == REUSE_GRAN_LINE ? LP_CACHE_LINE / 8 : 1);
 }
 
 static int ru_config_fill(struct reuse_config *c, const struct reuse_config *in)
@@ -56,7 +64,7 @@ static int ru_config_fill(struct reuse_config *c, const struct reuse_config *in)
 	if (!c->max_pairs)
 		c->max_pairs = def.max_pairs;
 	if (!c->window)
-		c->window = def.window;
+		c->window = reuse__default_window(c->gran);
 	if (c->nslots < 1 || c->nslots > REUSE_MAX_SLOTS ||
 	    (c->gran != REUSE_GRAN_ADDR && c->gran != REUSE_GRAN_LINE) ||
 	    c->max_pairs < 1 || c->max_pairs > (1 << 24) ||
@@ -130,22 +138,30 @@ static u8 ru_mode_for(const struct reuse *ru, u32 t, u32 owner, u32 owner_cpu)
 
 /* ---- actions ---------------------------------------------------------- */
 
+/* One action per register slot @i holds in thread @tid (register i * nreg + r). */
 static int ru_push(struct reuse *ru, struct lp_actions *out, u8 op, u32 tid,
 		   int slot, const struct ru_watch *w, u8 mode, u64 time)
 {
-	struct lp_action a = {
-		.op = op, .slot = (u8)slot, .tid = tid, .addr = w->addr,
-		.cookie = w->cookie, .time = time,
-	};
+	int r, err;
 
-	if (op == LP_ACT_ARM) {
-		a.mode = mode;
-		a.len = w->len;
-		ru->st.arm_actions++;
-	} else {
-		ru->st.disarm_actions++;
+	for (r = 0; r < w->nreg; r++) {
+		struct lp_action a = {
+			.op = op, .slot = (u8)(slot * ru->nreg + r), .tid = tid,
+			.addr = r ? w->addr2 : w->addr, .cookie = w->cookie, .time = time,
+		};
+
+		if (op == LP_ACT_ARM) {
+			a.mode = mode;
+			a.len = w->len;
+			ru->st.arm_actions++;
+		} else {
+			ru->st.disarm_actions++;
+		}
+		err = out ? lp_actions__push(out, &a) : 0;
+		if (err)
+			return err;
 	}
-	return out ? lp_actions__push(out, &a) : 0;
+	return 0;
 }
 
 /* Slot @i is done with its current watch: disarm it in every thread. */
@@ -304,13 +320,40 @@ static int ru_stride(struct reuse *ru, u32 thread, const struct lp_sample *s)
 
 /* ---- events ----------------------------------------------------------- */
 
-/* Aligned 1/2/4/8-byte block watching the access (see reuse.h). */
-static void ru_watch_bytes(const struct reuse *ru, const struct lp_sample *s,
-			   struct ru_watch *w)
+/*
+ * A dense backward walk since the thread's previous sample: its counter
+ * advanced by k accesses and the address fell by exactly k accesses of this
+ * size (one stream, no other access in between). Anything else, including
+ * no counters, is taken as forward: at a period longer than a pass the
+ * previous sample is mostly in another pass or array (reuse-estimator.md).
+ */
+static int ru_walks_down(const struct ru_thread *t, const struct lp_sample *s)
 {
-	u64 size = s->size ? s->size : 8, len;
+	u64 k;
+
+	if (!t->counted || !t->last_count || t->count <= t->last_count || !s->size ||
+	    s->addr >= t->last_addr || (s->ip && s->ip != t->last_ip))
+		return 0;
+	k = t->count - t->last_count;
+	return t->last_addr - s->addr == k * s->size;
+}
+
+/*
+ * Address granularity: the aligned 1/2/4/8-byte block holding the access.
+ * Line granularity: the aligned 8 bytes holding its first byte and, in a
+ * second register, the 8 bytes right after its last byte within the line,
+ * wrapping to the line's first chunk (@down, a dense backward walk: the 8
+ * bytes right before its first byte, wrapping to the line's last chunk):
+ * the next access to the line is the first trap on either (see reuse.h and
+ * Documentation/reuse-estimator.md, "Line granularity").
+ */
+static void ru_watch_bytes(const struct reuse *ru, const struct lp_sample *s,
+			   int down, struct ru_watch *w)
+{
+	u64 size = s->size ? s->size : 8, len, line, end;
 
 	w->exact = 0;
+	w->nreg = 1;
 	if (ru->cfg.gran == REUSE_GRAN_ADDR) {
 		for (len = 1; len <= 8; len <<= 1) {
 			if (len < size)
@@ -326,6 +369,18 @@ static void ru_watch_bytes(const struct reuse *ru, const struct lp_sample *s,
 	w->addr = s->addr & ~7ull;
 	w->len = 8;
 	w->exact = ru->cfg.gran == REUSE_GRAN_ADDR && w->addr == s->addr && size == 8;
+	if (ru->cfg.gran != REUSE_GRAN_LINE || ru->nreg < 2)
+		return;
+	line = s->addr & ~(u64)(LP_CACHE_LINE - 1);
+	end = s->addr + size - 1;
+	if (end >= line + LP_CACHE_LINE)
+		end = line + LP_CACHE_LINE - 1;
+	if (down)
+		w->addr2 = line + ((w->addr - line - 8) & (LP_CACHE_LINE - 1));
+	else
+		w->addr2 = line + (((end & ~7ull) + 8 - line) & (LP_CACHE_LINE - 1));
+	if (w->addr2 != w->addr)
+		w->nreg = 2;
 }
 
 static int ru_arm_thread(struct reuse *ru, int i, struct ru_thread *t, u64 time,
@@ -376,7 +431,7 @@ static void ru_counter(struct reuse *ru, const struct lp_counter *c)
 static int ru_sample(struct reuse *ru, const struct lp_sample *s,
 		     struct lp_actions *out)
 {
-	int order[REUSE_MAX_SLOTS], n = 0, i, j, err;
+	int order[REUSE_MAX_SLOTS], n = 0, i, j, err, down;
 	double miss;
 	struct ru_thread *t;
 	struct ru_slot *sl = NULL;
@@ -400,8 +455,10 @@ static int ru_sample(struct reuse *ru, const struct lp_sample *s,
 	ru->size_sum += s->size ? s->size : 8;
 	if (s->thread_ns && (err = ru_stride(ru, me, s)))
 		return err;
+	down = ru_walks_down(t, s);
 	t->last_addr = s->addr;
 	t->last_ip = s->ip;
+	t->last_count = t->counted ? t->count : 0;
 	if (s->thread_ns) {
 		struct ru_pt *p;
 
@@ -418,7 +475,7 @@ static int ru_sample(struct reuse *ru, const struct lp_sample *s,
 
 	/* Algorithm 2: inactive slots first, then active, each by index */
 	for (j = 0; j < 2; j++)
-		for (i = 0; i < ru->cfg.nslots; i++)
+		for (i = 0; i < ru->nwatch; i++)
 			if (!ru->slot[i].cur.active == !j)
 				order[n++] = i;
 	/* P(some slot takes it) = 1 - prod over all slots of (1 - 1/n) */
@@ -451,7 +508,7 @@ static int ru_sample(struct reuse *ru, const struct lp_sample *s,
 		sl->prev.active = 0;
 	}
 	memset(&sl->cur, 0, sizeof(sl->cur));
-	ru_watch_bytes(ru, s, &sl->cur);
+	ru_watch_bytes(ru, s, down, &sl->cur);
 	sl->cur.active = 1;
 	sl->cur.owner = me;
 	sl->cur.owner_cpu = t->cpu;
@@ -531,14 +588,14 @@ static int ru_trap(struct reuse *ru, const struct lp_trap *tr,
 	struct ru_thread *t = ru_thread_by_tid(ru, tr->tid);
 	struct ru_watch *w;
 	struct ru_slot *sl;
-	int current, i = tr->slot, wall, err;
+	int current, i = tr->slot / ru->nreg, wall, err;
 	u8 mode, k = 1, counted = 0;
 	u64 now;
 	u32 me;
 	double ns;
 
 	ru->st.traps++;
-	if (!t || !t->live || i >= ru->cfg.nslots) {
+	if (!t || !t->live || i >= ru->nwatch) {
 		ru->st.traps_stale++;
 		return 0;
 	}
@@ -621,7 +678,9 @@ static int ru_trap(struct reuse *ru, const struct lp_trap *tr,
 		ru->det[ru->ndet - 1].size = w->use_size;
 		if (me != w->owner)
 			ru->thr[w->owner].cross++;
-		if (w->exact)
+		if (tr->slot % ru->nreg)
+			ru->st.spatial++;
+		else if (w->exact)
 			ru->st.temporal++;
 		else
 			ru->st.chunk++;
@@ -668,7 +727,7 @@ static int ru_thread_start(struct reuse *ru, const struct lp_thread *th,
 	ru->nlive++;
 	err = lp_map__put(&ru->tids, th->tid, th->index);
 	/* it may store to (or reuse) what the active slots watch */
-	for (i = 0; !err && i < ru->cfg.nslots; i++)
+	for (i = 0; !err && i < ru->nwatch; i++)
 		if (ru->slot[i].cur.active)
 			err = ru_arm_thread(ru, i, t, th->time, out);
 	return err;
@@ -689,7 +748,7 @@ static int ru_thread_exit(struct reuse *ru, const struct lp_thread *th,
 	ru->nlive--;
 	memset(t->mode, 0, sizeof(t->mode));
 	memset(t->pmode, 0, sizeof(t->pmode));
-	for (i = 0; i < ru->cfg.nslots; i++) {
+	for (i = 0; i < ru->nwatch; i++) {
 		struct ru_slot *sl = &ru->slot[i];
 
 		if (sl->prev.active && sl->prev.owner == me && !ru->cfg.shared)
@@ -735,7 +794,7 @@ int reuse__finish(struct reuse *ru)
 		return 0;
 	ru->finished = 1;
 	/* a use still watched at the end has no reuse in the run: infinite */
-	for (i = 0; i < ru->cfg.nslots; i++) {
+	for (i = 0; i < ru->nwatch; i++) {
 		struct ru_slot *sl = &ru->slot[i];
 
 		if (!sl->cur.active)
@@ -782,6 +841,9 @@ struct reuse *reuse__new(const struct reuse_config *cfg)
 		return NULL;
 	}
 	ru->rng = ru->cfg.seed;
+	ru->nreg = ru->cfg.gran == REUSE_GRAN_LINE && ru->cfg.nslots >= RU_LINE_REGS ?
+		   RU_LINE_REGS : 1;
+	ru->nwatch = ru->cfg.nslots / ru->nreg;
 	for (i = 0; i < REUSE_MAX_SLOTS; i++)
 		ru->slot[i].n = 1.0;
 	for (ru->pairs_cap = 16; ru->pairs_cap < 2u * ru->cfg.max_pairs; )

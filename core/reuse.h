@@ -16,11 +16,12 @@
 #define REUSE_MAX_RATE		16.0	/* accesses per ns: beyond any CPU */
 #define REUSE_MAX_WEIGHT	1e3	/* cap of a detection's weight */
 #define REUSE_MIN_TRAP_COST	3	/* own-access traps behind a trap cost */
-#define REUSE_DEFAULT_WINDOW	8	/* detections per footprint window */
+#define REUSE_DEFAULT_WINDOW	8	/* detections per footprint window (x8 at line) */
 
 /* Zero fields take their default (reuse__config_init). */
 struct reuse_config {
-	int nslots;			/* GlobalWP slots, default 4 */
+	int nslots;			/* debug registers per thread, default 4: GlobalWP
+					 * slots of 1 (address) or 2 (line) registers */
 	int shared;			/* shared-cache mode */
 	enum reuse_gran gran;		/* REUSE_GRAN_ADDR (default) or LINE */
 	const struct lp_topology *topo;	/* shared mode: who shares the LLC */
@@ -29,12 +30,14 @@ struct reuse_config {
 	int max_pairs;			/* use->reuse pairs kept, default 4096 */
 	int unweighted;			/* every detection weight 1 (Sasongko 2022) */
 	int window;			/* detections per conversion window
-					 * (default REUSE_DEFAULT_WINDOW), < 0: all */
+					 * (0: reuse__default_window), < 0: all */
 	int global_rate;		/* one stride rate for the run, no local rates */
 	int no_chain;			/* time every reuse; no address chains */
 };
 
 void reuse__config_init(struct reuse_config *cfg);
+/* Detections per footprint window when cfg.window is 0. */
+int reuse__default_window(enum reuse_gran gran);
 
 enum reuse_rate_source {
 	REUSE_RATE_DEFAULT = 0,		/* nothing measured: 1 per ns */
@@ -80,6 +83,7 @@ struct reuse_stats {
 	u64 traps_use;			/* a held pending sample's own access */
 	u64 arm_actions, disarm_actions;
 	u64 temporal, chunk;		/* reuses by watch kind (see above) */
+	u64 spatial;			/* line: trapped on the next chunk, not the use's */
 	u64 rate_pairs;			/* stride pairs behind the estimate */
 };
 

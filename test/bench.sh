@@ -289,6 +289,24 @@ PY
 		python3 -c "import sys; sys.exit(0 if float('$1') >= 0.95 else 1)" 2> /dev/null || low="$low $name"
 	done < "$MB/ribench-configs.txt"
 	echo "# mean S (private) $(echo "scale=3; $sum / $n" | bc) over $n configurations; below 0.95:${low:- none}"
+	echo
+	echo "## the same at --granularity line (distances in distinct 64-byte lines, spatial reuse"
+	echo "# seen by a second register on the next chunk of the sampled line) against ribench"
+	echo "# --granularity line --expect; S-odd: period 2001 (long: 20001), S-2000: period 2000"
+	echo "# (20000), a multiple of a line's 8 elements: every sample of a dense sweep lands on"
+	echo "# the same position of its line, which biases any per-access estimate of line reuse"
+	printf "%-24s %6s %6s %6s\n" config S-odd T-odd S-2000
+	for name in short-increasing short-decreasing short-bell short-multimodal short-decreasing-case2 long-bell; do
+		args=$(sed -n "s/^$name //p" "$MB/ribench-configs.txt")
+		case $name in long-*) args="$args --outer 2"; per=20000 ;; *) per=2000 ;; esac
+		"$MB/ribench" $args --granularity line --expect > "$TMP/exp.json"
+		"$MB/ribench" $args --trace /dev/stdout |
+			"$LP" reuse -q --granularity line --sampler trace=- -c $((per + 1)) --json "$TMP/p.json"
+		"$MB/ribench" $args --trace /dev/stdout |
+			"$LP" reuse -q --granularity line --sampler trace=- -c $per --json "$TMP/q.json"
+		set -- $(tf "$TMP/exp.json" "$TMP/p.json") $(tf "$TMP/exp.json" "$TMP/q.json")
+		printf "%-24s %6s %6s %6s\n" "$name" "$1" "$2" "$4"
+	done
 fi
 
 if section lossy; then

@@ -50,6 +50,34 @@ python3 -c "import sys; sys.exit(0 if abs($e - $g) <= 0.03 else 1)" &&
 	ok "short-decreasing-case2: invalidation fraction $g within 0.03 of $e" ||
 	fail "short-decreasing-case2: invalidation fraction within 0.03" "measured $g, expected $e"
 
+# --- private, --granularity line: distances in distinct lines, spatial
+# reuse seen (a second register on the next chunk of the sampled line).
+# Period 2001, prime to a line's 8 elements: at 2000 every sample of a
+# dense sweep falls on one position of its line (reuse(1), --granularity).
+for c in "short-bell 0.95 0.97" "short-decreasing-case2 0.95 0.97"; do
+	set -- $c
+	name=$1 smin=$2 tmin=$3
+	"$RIB" $(cfg $name) --granularity line --expect > "$TMP/$name.lexp"
+	if ! "$LOCIPROF" reuse -q --granularity line --sampler trace="$TMP/$name.trace" -c 2001 \
+		--json "$TMP/$name.l.json" 2> "$TMP/err"; then
+		fail "reuse --granularity line --sampler trace: $name" "exit $?: $(head -c 300 "$TMP/err")"
+		continue
+	fi
+	s=$(S "$TMP/$name.lexp" "$TMP/$name.l.json"); t=$(ST "$TMP/$name.lexp" "$TMP/$name.l.json")
+	ge "$s" "$smin" && ok "$name line: stack-distance S = $s >= $smin" || fail "$name line: stack-distance S >= $smin" "S = $s"
+	ge "$t" "$tmin" && ok "$name line: time-distance S = $t >= $tmin" || fail "$name line: time-distance S >= $tmin" "S = $t"
+	sp=$(js "$TMP/$name.l.json" "d['spatial']")
+	[ "${sp:-0}" -gt 0 ] && ok "$name line: $sp spatial reuses (the next chunk of the line)" ||
+		fail "$name line: spatial reuses seen" "spatial = $sp"
+done
+
+"$LOCIPROF" reuse -q --granularity line --sampler trace="$TMP/short-bell.trace" -c 2000 \
+	--json "$TMP/alias.json" 2> /dev/null
+a=$(js "$TMP/alias.json" "d['period_aliases_lines'], d['spatial'] > 0")
+b=$(js "$TMP/short-bell.l.json" "d['period_aliases_lines']")
+[ "$a $b" = "True True False" ] && ok "line granularity: a period that 8 divides is flagged, 2001 is not" ||
+	fail "line granularity: a period that 8 divides is flagged" "2000: $a, 2001: $b"
+
 # --- shared: the exact engine on the same trace is the truth
 t="$TMP/short-bell.trace"
 "$LOCIPROF" reuse --trace "$t" --shared-cache --json "$TMP/shx.json" > /dev/null
@@ -64,6 +92,17 @@ if "$LOCIPROF" reuse -q --shared-cache --sampler trace="$t" -c 2000 --json "$TMP
 		fail "shared cache: threads with identical work get comparable detections" "$r"
 else
 	fail "reuse --shared-cache --sampler trace" "exit $?: $(head -c 300 "$TMP/err")"
+fi
+
+# the same at line granularity (period prime to 8)
+"$LOCIPROF" reuse --trace "$t" --shared-cache --granularity line --json "$TMP/shlx.json" > /dev/null
+if "$LOCIPROF" reuse -q --shared-cache --granularity line --sampler trace="$t" -c 2001 \
+	--json "$TMP/shl.json" 2> "$TMP/err"; then
+	s=$(S "$TMP/shlx.json" "$TMP/shl.json")
+	ge "$s" 0.95 && ok "short-bell shared cache, line: S = $s >= 0.95 against the exact engine" ||
+		fail "short-bell shared cache, line: S >= 0.95 against the exact engine" "S = $s"
+else
+	fail "reuse --shared-cache --granularity line --sampler trace" "exit $?: $(head -c 300 "$TMP/err")"
 fi
 
 # threads that store to one shared array reuse each other's data in a shared cache

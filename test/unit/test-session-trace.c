@@ -7,11 +7,13 @@
  * exactly the next access that touches them (W: stores only), after it.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "core/reuse-model.h"
 #include "core/reuse.h"
 #include "core/session.h"
 #include "core/tests.h"
@@ -229,5 +231,164 @@ LP_TEST(test_trace_facility_reuse_counted, "trace facility: reuse times come fro
 		    "time bin of 49 holds %g of %g", r->time.bin[k], reuse_hist__total(&r->time, 0));
 	session__delete(s);
 	reuse__delete(ru);
+	return TEST_OK;
+}
+
+/*
+ * Line granularity on the counter path: @nacc accesses of one thread, the
+ * i-th of 8 bytes at 0x10000 + @stride * (i % @n), played with period
+ * @period through the reuse analysis; the result is copied to @out.
+ */
+static int tt_reuse_line(int nacc, int stride, int n, u64 period, struct reuse_result *out,
+			 struct reuse_hist *time, struct reuse_hist *stack)
+{
+	size_t cap = (size_t)nacc * 32, len = 0;
+	char *text = malloc(cap), path[] = "/tmp/lp-trace-XXXXXX", err[256];
+	struct lp_session_opts o;
+	struct lp_session *s = NULL;
+	const struct reuse_result *r;
+	struct reuse_config cfg;
+	struct reuse *ru;
+	int i, fd, ret = -ENOMEM;
+	FILE *f;
+
+	if (!text)
+		return -ENOMEM;
+	for (i = 0; i < nacc; i++)
+		len += snprintf(text + len, cap - len, "5 R 0x%x 8\n", 0x10000 + stride * (i % n));
+	fd = mkstemp(path);
+	f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f) {
+		free(text);
+		return -errno;
+	}
+	fputs(text, f);
+	fclose(f);
+	free(text);
+	reuse__config_init(&cfg);
+	cfg.gran = REUSE_GRAN_LINE;
+	ru = reuse__new(&cfg);
+	memset(&o, 0, sizeof(o));
+	o.sampling.period = period;
+	o.nslots = cfg.nslots;
+	if (ru)
+		ret = session__new_trace(&s, &o, path, err, sizeof(err));
+	if (!ret) {
+		session__add_analysis(s, reuse__analysis(ru));
+		ret = session__run(s);
+	}
+	r = !ret ? reuse__result(ru) : NULL;
+	if (r) {
+		*out = *r;
+		*time = r->time;
+		*stack = r->stack;
+	}
+	unlink(path);
+	session__delete(s);
+	reuse__delete(ru);
+	return ret ? ret : r ? 0 : -ENOMEM;
+}
+
+/*
+ * A stride-64 sweep of 50 lines, 20 times: each line is reused after the
+ * other 49, so at line granularity every reuse is at time 49 and at stack
+ * distance 49 lines (issue 22: "N lines give distance N-1 in lines").
+ */
+LP_TEST(test_reuse_line_stride64_sweep, "reuse --granularity line: a stride-64 sweep of N lines reuses at N-1 lines")
+{
+	struct reuse_result r;
+	struct reuse_hist t, st;
+	int k = reuse_hist__bin(49);
+	int ret = tt_reuse_line(1000, 64, 50, 13, &r, &t, &st);
+
+	TEST_ASSERT(ret == 0, "run: %s", strerror(-ret));
+	TEST_ASSERT(r.reuses > 10 && r.time_source == REUSE_TIME_COUNTER, "reuses %llu, time source %d",
+		    (unsigned long long)r.reuses, r.time_source);
+	TEST_ASSERT(t.bin[k] > 0 && t.bin[k] == reuse_hist__total(&t, 0),
+		    "time bin of 49 holds %g of %g", t.bin[k], reuse_hist__total(&t, 0));
+	TEST_ASSERT(st.bin[k] > 0 && st.bin[k] == reuse_hist__total(&st, 0),
+		    "stack bin of 49 lines holds %g of %g", st.bin[k], reuse_hist__total(&st, 0));
+	TEST_ASSERT(r.stats.spatial == 0, "%llu spatial reuses in a sweep that touches one chunk a line",
+		    (unsigned long long)r.stats.spatial);
+	return TEST_OK;
+}
+
+/*
+ * A dense 8-byte sweep of 16 lines (128 elements), repeated: 7 of a line's
+ * 8 accesses reuse it at once (spatial, distance 0); the 8th reuses it one
+ * pass later, after the other 15 lines. A period prime to 8 samples every
+ * position of a line alike.
+ */
+LP_TEST(test_reuse_line_dense_sweep, "reuse --granularity line: a dense 8-byte sweep reuses 7/8 at distance 0")
+{
+	struct reuse_result r;
+	struct reuse_hist t, st;
+	double tot, f0, f15;
+	int ret = tt_reuse_line(40000, 8, 128, 13, &r, &t, &st);
+
+	TEST_ASSERT(ret == 0, "run: %s", strerror(-ret));
+	tot = reuse_hist__total(&st, 0);
+	TEST_ASSERT(r.reuses > 100 && tot > 0, "reuses %llu", (unsigned long long)r.reuses);
+	f0 = st.bin[0] / tot;
+	TEST_ASSERT(f0 > 0.875 - 0.04 && f0 < 0.875 + 0.04, "distance 0: %.3f of the reuses, want 7/8", f0);
+	/* the footprint conversion estimates 15 from the reuse times: 8..31 */
+	f15 = (st.bin[reuse_hist__bin(15)] + st.bin[reuse_hist__bin(16)]) / tot;
+	TEST_ASSERT(f15 > 0.75 * (1 - f0) && f0 + f15 + st.bin[reuse_hist__bin(4)] / tot > 0.99,
+		    "the rest near 15 lines: %.3f in 8..31 of %.3f", f15, 1 - f0);
+	TEST_ASSERT(t.bin[reuse_hist__bin(120)] / tot > 0.125 - 0.04,
+		    "time of a line's reuse a pass later (120 accesses): %.3f",
+		    t.bin[reuse_hist__bin(120)] / tot);
+	TEST_ASSERT(r.stats.spatial > r.stats.chunk, "spatial %llu, chunk %llu",
+		    (unsigned long long)r.stats.spatial, (unsigned long long)r.stats.chunk);
+	return TEST_OK;
+}
+
+/*
+ * Hit rates from a line histogram use its distances as they are (no mean
+ * access size): a dense 8-byte sweep of 128 lines, repeated, hits 7 of 8
+ * times in an 8-line cache (the line just touched) and every time in a
+ * 1024-line one (the reuses a pass later are at 127 lines; the footprint
+ * estimate spreads them up to 511).
+ */
+LP_TEST(test_reuse_line_hit_rates, "reuse --granularity line: hit rates of a dense sweep, small and large cache")
+{
+	struct sdcm_cache c[2] = {
+		{ .name = "S", .size = 8 * 64, .ways = 8, .line = 64 },
+		{ .name = "L", .size = 1024 * 64, .ways = 1024, .line = 64 },
+	};
+	struct reuse_result r;
+	struct reuse_hist t, st;
+	double hit[2];
+	int ret = tt_reuse_line(60000, 8, 1024, 13, &r, &t, &st);
+
+	TEST_ASSERT(ret == 0, "run: %s", strerror(-ret));
+	r.stack = st;
+	TEST_ASSERT(reuse_model__hit_rates(&r, c, 2, hit) == 2, "hit rates");
+	TEST_ASSERT(fabs(hit[0] - 0.875) < 0.04, "8 lines: %.3f, want 7/8", hit[0]);
+	TEST_ASSERT(hit[1] > 0.97, "1024 lines: %.3f, want all", hit[1]);
+	return TEST_OK;
+}
+
+/*
+ * A dense sweep of 128 lines walked backward: the line's next access is
+ * the chunk before the sampled one. Consecutive samples 13 accesses and
+ * exactly 13 elements apart show a dense backward walk, and the second
+ * register watches that chunk (wrapping to the line's last), so 7/8 are
+ * again at 0 (but the first sample after each wrap of the sweep).
+ */
+LP_TEST(test_reuse_line_backward_sweep, "reuse --granularity line: a dense backward sweep reuses 7/8 at distance 0")
+{
+	struct reuse_result r;
+	struct reuse_hist t, st;
+	double tot, f0;
+	int ret = tt_reuse_line(60000, -8, 1024, 13, &r, &t, &st);
+
+	TEST_ASSERT(ret == 0, "run: %s", strerror(-ret));
+	tot = reuse_hist__total(&st, 0);
+	TEST_ASSERT(r.reuses > 100 && tot > 0, "reuses %llu", (unsigned long long)r.reuses);
+	f0 = st.bin[0] / tot;
+	TEST_ASSERT(f0 > 0.875 - 0.05 && f0 < 0.875 + 0.05, "distance 0: %.3f of the reuses, want 7/8", f0);
+	TEST_ASSERT(t.bin[reuse_hist__bin(1016)] / tot > 0.125 - 0.05,
+		    "a line's reuse a pass later (1016 accesses): %.3f", t.bin[reuse_hist__bin(1016)] / tot);
 	return TEST_OK;
 }
