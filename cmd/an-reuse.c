@@ -21,6 +21,7 @@
 #include "cmd/analyses.h"
 #include "cmd/builtin.h"
 #include "cmd/reuse-report.h"
+#include "core/costs.h"
 #include "core/reuse-exact.h"
 #include "core/reuse-predict.h"
 #include "core/reuse.h"
@@ -131,6 +132,7 @@ static int exact_result(struct reuse_exact *re, const struct an_reuse *a,
 extern const struct lp_analysis_desc reuse_desc;
 
 #define TRACE_BATCH 4096
+#define RU_COSTS_REPS 3		/* repetitions of each cost: ~2 s here */
 
 /*
  * --exact: run "valgrind --tool=lackey --trace-mem=yes" on the program with
@@ -467,6 +469,69 @@ static void format_rate(const void *opts, char *buf, size_t len)
 		snprintf(buf, len, "estimate");
 }
 
+/*
+ * --resolution: "measure" (the default: at the start of a live run),
+ * NS stated, or "measured:NS" as a run records what it measured.
+ */
+static int parse_resolution(void *opts, const char *arg)
+{
+	struct an_reuse *a = opts;
+	int measured = !strncmp(arg, "measured:", 9);
+	const char *p = measured ? arg + 9 : arg;
+	char *end;
+	double v;
+
+	if (!strcmp(arg, "measure")) {
+		a->cfg.resolution_ns = 0;
+		a->cfg.resolution_measured = 0;
+		return 0;
+	}
+	v = strtod(p, &end);
+	if (end == p || *end || !(v > 0) || v > 1e12) {
+		lp_err("--resolution expects ns of thread CPU time in (0, 1e12] or 'measure', not '%s'", arg);
+		return -EINVAL;
+	}
+	a->cfg.resolution_ns = v;
+	a->cfg.resolution_measured = measured;
+	return 0;
+}
+
+static void format_resolution(const void *opts, char *buf, size_t len)
+{
+	const struct an_reuse *a = opts;
+
+	if (!(a->cfg.resolution_ns > 0))
+		snprintf(buf, len, "measure");
+	else
+		snprintf(buf, len, "%s%.17g", a->cfg.resolution_measured ? "measured:" : "",
+			 a->cfg.resolution_ns);
+}
+
+/* A live run's resolution, unless stated: what a sample, arm and trap cost here. */
+static void ru_measure(void *opts, int sync, int quiet)
+{
+	static struct lp_costs c;
+	struct an_reuse *a = opts;
+	char missing[64];
+	double ns;
+
+	if (a->cfg.resolution_ns > 0)
+		return;
+	ns = costs__measure(&c, RU_COSTS_REPS) ? 0 : costs__reuse_floor(&c, sync, missing, sizeof(missing));
+	if (ns > 0) {
+		a->cfg.resolution_ns = ns;
+		a->cfg.resolution_measured = 1;
+	}
+	if (quiet)
+		return;
+	if (!(ns > 0))
+		lp_warn("cannot measure this machine's resolution (lociprof list --costs): no hit "
+			"rate will be printed; give --resolution NS");
+	else if (missing[0])
+		lp_warn("resolution %.1f us of thread CPU time, %s not measured (taken as 0: "
+			"lociprof list --costs says why)", ns / 1000, missing);
+}
+
 static int parse_window(void *opts, const char *arg)
 {
 	struct an_reuse *a = opts;
@@ -518,6 +583,11 @@ static const struct lp_opt ru_opts[] = {
 	{ "no-chain", 0, NULL, "time every reuse by thread CPU time x rate (default:\n"
 	  "count along the thread's samples in between)", LP_OPT_FLAG, RU(cfg.no_chain),
 	  .flags = LP_OPT_CFG | LP_OPT_RPT },
+	{ "resolution", 0, "NS", "reuses timed within NS of thread CPU time are only\n"
+	  "known to be shorter: a bin apart, and hit rates only for the\n"
+	  "caches they surely hit (default: measure the sample, arm and\n"
+	  "trap costs at the start, as lociprof list --costs)", LP_OPT_CALL,
+	  .parse = parse_resolution, .format = format_resolution, .flags = LP_OPT_CFG | LP_OPT_RPT },
 	{ "window", 0, "N", "reuses per footprint conversion window (default 8,\n"
 	  "64 at line granularity; "
 	  "0: the whole run at once)", LP_OPT_CALL, .parse = parse_window, .format = format_window,
@@ -598,6 +668,7 @@ const struct lp_analysis_desc reuse_desc = {
 	.opts_init = ru_init,
 	.nslots = ru_nslots,
 	.run_alone = ru_trace,
+	.measure = ru_measure,
 	.legacy = ru_legacy,
 	.new = ru_new,
 	.result = ru_result,

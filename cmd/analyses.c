@@ -292,8 +292,11 @@ int analysis__cmd(const struct lp_analysis_desc *d, int argc, char **argv)
 	if (topology__read(topo, NULL) == 0)
 		run.topo = topo;
 	po.nslots = d->nslots(opts);
-	if (!profile__trace_path(&po))	/* its watchpoints are simulated */
+	if (!profile__trace_path(&po)) {	/* its watchpoints are simulated */
 		check_traps(d, po.nslots, po.quiet, &run);
+		if (d->measure)
+			d->measure(opts, po.sync >= 0 ? po.sync : d->default_sync, po.quiet);
+	}
 	stdout_at = stdout_offset();
 	s = profile__start(&po, argc - optind, argv + optind, d->default_sync);
 	run.syms = symbols__new();

@@ -73,6 +73,13 @@ struct lp_analysis_desc {
 	 * code, or -1 when the options ask for a live run.
 	 */
 	int (*run_alone)(void *opts, const struct lp_output *out, int argc, char **argv);
+	/*
+	 * Optional, live runs of a real facility only (not --sampler
+	 * trace=), before the program starts: measure on this machine what
+	 * the settings leave to measure (reuse: its resolution), so it is
+	 * recorded with them. @sync: samples will hold their thread.
+	 */
+	void (*measure)(void *opts, int sync, int quiet);
 	/* Optional: settings recorded before data-file 1.2 ("reuse,shared"). */
 	int (*legacy)(void *opts, const char *suffix);
 	/* Lifetime: the core analysis for @run; NULL and errno on failure. */

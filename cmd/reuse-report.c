@@ -124,6 +124,48 @@ static const char *line_note(const struct reuse_result *res)
 	       "line distances approximated from address distances x mean access size / 64";
 }
 
+/* The run's resolution, one sentence (Documentation/reuse-estimator.md, "Resolution"). */
+static void resolution_desc(const struct reuse_report *r, char *buf, size_t len)
+{
+	const struct reuse_resolution *rs = &r->res->resolution;
+
+	if (r->exact)
+		snprintf(buf, len, "exact (every access of the trace counted)");
+	else if (rs->source == REUSE_RES_EXACT)
+		snprintf(buf, len, "exact (reuse times counted by access counters)");
+	else if (rs->source == REUSE_RES_UNKNOWN)
+		snprintf(buf, len, "UNKNOWN: reuses were timed by a clock and no resolution was "
+			 "measured or given (--resolution NS); no hit rate is printed");
+	else
+		snprintf(buf, len, "R = %.1f us of thread CPU time (%s), about %.0f accesses%s: a reuse "
+			 "trapped within R of its sample is only known to be shorter, and is counted "
+			 "apart", rs->ns / 1000,
+			 rs->source == REUSE_RES_MEASURED ? "measured at the start: sample, arm, trap "
+			 "and hold costs, as lociprof list --costs" : "given with --resolution",
+			 rs->accesses, r->res->shared ? " (x the threads sharing the cache)" : "");
+}
+
+/* Why cache levels are not resolved, and what would measure them. */
+static void unresolved_desc(const struct reuse_report *r, char *buf, size_t len)
+{
+	const struct reuse_resolution *rs = &r->res->resolution;
+
+	if (rs->source == REUSE_RES_UNKNOWN)
+		snprintf(buf, len, "the resolution of this run is unknown (give --resolution NS); "
+			 "a PMU facility with access counters or --trace measures every level");
+	else
+		snprintf(buf, len, "%.0f of the reuses came within R = %.1f us of their use, so they "
+			 "are up to %.0f lines apart, which such a cache may miss; a PMU facility with "
+			 "access counters or --trace measures them", rs->short_reuses, rs->ns / 1000,
+			 ceil(rs->accesses) > 1 ? ceil(rs->accesses) - 1 : 0);
+}
+
+/* The short row's label: "< R (~N acc.)". */
+static void short_label(const struct reuse_result *res, char *buf, size_t len)
+{
+	snprintf(buf, len, "< %.1fus (~%.0f)", res->resolution.ns / 1000, res->resolution.accesses);
+}
+
 /*
  * A counting sampler (period in accesses or events, not ns) with a period
  * that a line's 8 elements divide samples every dense sweep at one position
@@ -138,30 +180,42 @@ static int line_period_aliased(const struct reuse_report *r)
 
 /* ---- terminal --------------------------------------------------------- */
 
-static void print_hist(const struct reuse_report *r, FILE *f, const struct reuse_hist *h,
-		       const char *indent)
+static void print_row(const struct reuse_report *r, FILE *f, const char *indent,
+		      const char *label, double fr)
 {
-	double tot = reuse_hist__total(h, 0), all = reuse_hist__total(h, REUSE_HIST_ALL);
-	int k, lo = first_bin(h), hi = last_bin(h), j;
+	int w = (int)(fr * 50 + 0.5), j;
+
+	fprintf(f, "%s%-22s %6.1f%% %s", indent, label, 100 * fr, r->out.color ? "\033[36m" : "");
+	for (j = 0; j < w; j++)
+		fputc('#', f);
+	fprintf(f, "%s\n", r->out.color ? "\033[0m" : "");
+}
+
+/* @h's bins and, first, the @nshort reuses shorter than the resolution. */
+static void print_hist(const struct reuse_report *r, FILE *f, const struct reuse_hist *h,
+		       double nshort, const char *indent)
+{
+	double tot = reuse_hist__total(h, 0) + nshort;
+	double all = reuse_hist__total(h, REUSE_HIST_ALL) + nshort;
+	int k, lo = first_bin(h), hi = last_bin(h);
 	char label[48];
 
 	if (all <= 0) {
 		fprintf(f, "%s(nothing detected)\n", indent);
 		return;
 	}
-	for (k = lo; k <= hi; k++) {
-		double fr = frac(h->bin[k], tot);
-		int w = (int)(fr * 50 + 0.5);
-
-		bin_label(k, label, sizeof(label));
-		fprintf(f, "%s%-22s %6.1f%% %s", indent, label, 100 * fr,
-			r->out.color ? "\033[36m" : "");
-		for (j = 0; j < w; j++)
-			fputc('#', f);
-		fprintf(f, "%s\n", r->out.color ? "\033[0m" : "");
+	if (nshort > 0) {
+		short_label(r->res, label, sizeof(label));
+		print_row(r, f, indent, label, frac(nshort, tot));
 	}
-	fprintf(f, "%s(fractions of %.0f reuses; beside them: %.0f invalidated, %.0f cold/no reuse seen)\n",
-		indent, tot, h->inval, h->cold);
+	for (k = lo; k <= hi; k++) {
+		bin_label(k, label, sizeof(label));
+		print_row(r, f, indent, label, frac(h->bin[k], tot));
+	}
+	fprintf(f, "%s(fractions of %.0f reuses", indent, tot);
+	if (nshort > 0)
+		fprintf(f, ", %.0f of them shorter than the resolution: distance unknown below it", nshort);
+	fprintf(f, "; beside them: %.0f invalidated, %.0f cold/no reuse seen)\n", h->inval, h->cold);
 }
 
 static void site(const struct reuse_report *r, u64 ip, char *buf, size_t len)
@@ -188,7 +242,7 @@ void reuse_report__print(const void *view, FILE *f)
 	double hit[REUSE_MAX_CACHES], mrc[MRC_MAX_LOG2 + 1], decided;
 	char desc[2048], a[400], b[400], o[400], sz[32];
 	struct reuse_hist lh;
-	int i, n;
+	int i, j, n, unres;
 
 	time_desc(r, desc, sizeof(desc));
 	fprintf(f, "# lociprof reuse: %s\n", r->run.command ? r->run.command : "");
@@ -218,6 +272,8 @@ void reuse_report__print(const void *view, FILE *f)
 			r->run.period_unit && !strcmp(r->run.period_unit, "ns") ? "ns of thread CPU time" : r->run.period_unit,
 			r->run.samples, r->run.samples_addr, st->samples_used, st->replaced);
 	fprintf(f, "# reuse time: %s\n", desc);
+	resolution_desc(r, desc, sizeof(desc));
+	fprintf(f, "# resolution: %s\n", desc);
 	if (!r->exact && res->rate_source != REUSE_RATE_STRIDE && res->stride_rate > 0)
 		fprintf(f, "# (the stride estimate would have been %.4g accesses/ns from %" PRIu64 " pairs)\n",
 			res->stride_rate, st->rate_pairs);
@@ -247,23 +303,27 @@ void reuse_report__print(const void *view, FILE *f)
 			inval_frac(res));
 
 	fprintf(f, "\nWhole program, stack reuse distance (%s):\n", gran_unit(res));
-	print_hist(r, f, &res->stack, "  ");
+	print_hist(r, f, &res->stack, res->resolution.short_reuses, "  ");
 	for (i = 0; i < res->nthreads; i++) {
 		const struct reuse_thread *t = &res->threads[i];
 
-		if (reuse_hist__total(&t->stack, REUSE_HIST_ALL) <= 0)
+		if (reuse_hist__total(&t->stack, REUSE_HIST_ALL) + t->short_reuses <= 0)
 			continue;
 		fprintf(f, "\nThread T%d (tid %u): %" PRIu64 " reuses, %" PRIu64 " invalidations, %"
 			PRIu64 " cold\n", i, t->tid, t->reuses, t->invalidations, t->cold);
-		print_hist(r, f, &t->stack, "  ");
+		print_hist(r, f, &t->stack, t->short_reuses, "  ");
 	}
 
 	fprintf(f, "\nPredicted hit rates (SDCM, %s; %s):\n",
 		r->cache_source ? r->cache_source : "no cache geometry", line_note(res));
 	n = r->ncaches ? reuse_model__hit_rates(r->res, r->caches, r->ncaches, hit) : 0;
-	for (i = 0; i < r->ncaches; i++) {
+	for (i = 0, unres = 0; i < r->ncaches; i++) {
 		svg__bytes_label((double)r->caches[i].size, sz, sizeof(sz));
-		if (isnan(hit[i]))
+		if (!reuse_model__resolved(res, &r->caches[i])) {
+			fprintf(f, "  %-4s %6s %2u-way   not resolved\n", r->caches[i].name, sz,
+				r->caches[i].ways);
+			unres++;
+		} else if (isnan(hit[i]))
 			fprintf(f, "  %-4s %6s %2u-way   (no data)\n", r->caches[i].name, sz, r->caches[i].ways);
 		else
 			fprintf(f, "  %-4s %6s %2u-way   hit %5.1f%%\n", r->caches[i].name, sz,
@@ -271,15 +331,27 @@ void reuse_report__print(const void *view, FILE *f)
 	}
 	if (!r->ncaches)
 		fprintf(f, "  (none: give --cache L1=48K:12,...)\n");
+	if (unres) {
+		unresolved_desc(r, desc, sizeof(desc));
+		fprintf(f, "  (not resolved: %s)\n", desc);
+	}
 	(void)n;
 	reuse_model__line_hist(res, &lh);
 	if (reuse_hist__total(&lh, REUSE_HIST_ALL) > 0 &&
 	    sdcm__mrc(&lh, 0, MRC_MAX_LOG2, mrc) == 0) {
+		u64 from = reuse_model__resolved_lines(res);
+
 		fprintf(f, "\nMiss-ratio curve (fully associative LRU):");
-		for (i = 6; i <= MRC_MAX_LOG2; i += 2) {
+		for (i = 6, j = 0; i <= MRC_MAX_LOG2; i += 2) {
+			if (((u64)1 << i) < from)
+				continue;
 			svg__bytes_label((double)((u64)64 << i), sz, sizeof(sz));
-			fprintf(f, "%s %s %.3f", i == 6 ? "" : ",", sz, 1 - mrc[i]);
+			fprintf(f, "%s %s %.3f", j++ ? "," : "", sz, 1 - mrc[i]);
 		}
+		if (from == ~0ull)
+			fprintf(f, " (not resolved: the resolution is unknown)");
+		else if (from > (u64)1 << 6)
+			fprintf(f, "%s(caches under %" PRIu64 " lines not resolved)", j ? " " : " ", from);
 		fputc('\n', f);
 	}
 
@@ -307,9 +379,11 @@ void reuse_report__print(const void *view, FILE *f)
 
 /* ---- JSON ------------------------------------------------------------- */
 
-static void json_bins(struct json_writer *w, const char *key, const struct reuse_hist *h)
+/* Fractions of every reuse, the @nshort shorter than the resolution too. */
+static void json_bins(struct json_writer *w, const char *key, const struct reuse_hist *h,
+		      double nshort)
 {
-	double tot = reuse_hist__total(h, 0);
+	double tot = reuse_hist__total(h, 0) + nshort;
 	int k, hi = last_bin(h);
 
 	json__arr_begin(w, key);
@@ -346,6 +420,29 @@ static void json_reuse_time(struct json_writer *wp, const struct reuse_report *r
 	json__obj_end(wp);
 }
 
+static void json_resolution(struct json_writer *wp, const struct reuse_report *r)
+{
+	const struct reuse_resolution *rs = &r->res->resolution;
+	u64 from = reuse_model__resolved_lines(r->res);
+	char buf[1024];
+
+	resolution_desc(r, buf, sizeof(buf));
+	json__obj_begin(wp, "resolution");
+	json__str(wp, "source", r->exact ? "trace" : reuse_res_source_names[rs->source]);
+	json__str(wp, "method", buf);
+	json__double(wp, "ns", rs->ns);
+	json__double(wp, "accesses", rs->accesses);
+	json__double(wp, "short_reuses", rs->short_reuses);
+	json__u64(wp, "short_detections", rs->short_detections);
+	json__double(wp, "short_fraction", frac(rs->short_reuses,
+						 reuse_hist__total(&r->res->stack, 0) + rs->short_reuses));
+	if (from == ~0ull)
+		json__null(wp, "resolved_from_lines");
+	else
+		json__u64(wp, "resolved_from_lines", from);
+	json__obj_end(wp);
+}
+
 static void json_threads(struct json_writer *wp, const struct reuse_result *res)
 {
 	int i;
@@ -367,8 +464,9 @@ static void json_threads(struct json_writer *wp, const struct reuse_result *res)
 		json__u64(wp, "cold", t->cold);
 		json__obj_end(wp);
 		json__u64(wp, "cross_thread", t->cross_thread);
-		json_bins(wp, "bins", &t->stack);
-		json_bins(wp, "time_bins", &t->time);
+		json__double(wp, "short_reuses", t->short_reuses);
+		json_bins(wp, "bins", &t->stack, t->short_reuses);
+		json_bins(wp, "time_bins", &t->time, t->short_reuses);
 		json__obj_end(wp);
 	}
 	json__arr_end(wp);
@@ -390,13 +488,14 @@ static int mrc_points(const struct reuse_report *r, struct reuse_mrc_point *pts,
 		for (k = REUSE_MRC_NBINS - 1; k > 0 && !r->mrc->bin[k]; k--)
 			;
 		n = reuse_mrc__curve(r->mrc, 2 * reuse_mrc__lo(k) + 1, pts, max);
-		return n < 0 ? 0 : n;
+		return n < 0 ? 0 : n;	/* a trace: exact */
 	}
 	reuse_model__line_hist(r->res, &lh);
 	if (reuse_hist__total(&lh, REUSE_HIST_ALL) <= 0 || sdcm__mrc(&lh, 0, MRC_MAX_LOG2, mrc))
 		return 0;
 	for (i = 0; i <= MRC_MAX_LOG2 && n < max; i++)
-		pts[n++] = (struct reuse_mrc_point){ .size = (u64)1 << i, .miss = 1 - mrc[i] };
+		if (((u64)1 << i) >= reuse_model__resolved_lines(r->res))
+			pts[n++] = (struct reuse_mrc_point){ .size = (u64)1 << i, .miss = 1 - mrc[i] };
 	return n;
 }
 
@@ -422,7 +521,9 @@ static void json_hit_rates(struct json_writer *wp, const struct reuse_report *r)
 {
 	const struct reuse_result *res = r->res;
 	double hit[REUSE_MAX_CACHES], mrc[MRC_MAX_LOG2 + 1];
+	u64 from = reuse_model__resolved_lines(res);
 	struct reuse_hist lh;
+	char why[1024];
 	int i;
 
 	json__str(wp, "cache_source", r->cache_source);
@@ -436,7 +537,15 @@ static void json_hit_rates(struct json_writer *wp, const struct reuse_report *r)
 		json__u64(wp, "level", r->caches[i].name[0] == 'L' ? strtoul(r->caches[i].name + 1, NULL, 10) : 0);
 		json__u64(wp, "size", r->caches[i].size);
 		json__u64(wp, "ways", r->caches[i].ways);
-		json__double(wp, "hit", hit[i]);
+		if (reuse_model__resolved(res, &r->caches[i])) {
+			json__bool(wp, "resolved", 1);
+			json__double(wp, "hit", hit[i]);
+		} else {
+			json__bool(wp, "resolved", 0);
+			json__null(wp, "hit");
+			unresolved_desc(r, why, sizeof(why));
+			json__str(wp, "reason", why);
+		}
 		json__obj_end(wp);
 	}
 	json__arr_end(wp);
@@ -444,6 +553,8 @@ static void json_hit_rates(struct json_writer *wp, const struct reuse_report *r)
 	json__arr_begin(wp, "miss_ratio_curve");
 	if (reuse_hist__total(&lh, REUSE_HIST_ALL) > 0 && sdcm__mrc(&lh, 0, MRC_MAX_LOG2, mrc) == 0) {
 		for (i = 0; i <= MRC_MAX_LOG2; i++) {
+			if (((u64)1 << i) < from)
+				continue;	/* not resolved */
 			json__obj_begin(wp, NULL);
 			json__u64(wp, "size", (u64)LP_CACHE_LINE << i);
 			json__double(wp, "miss", 1 - mrc[i]);
@@ -530,8 +641,9 @@ int reuse_report__json(const void *view, const char *path)
 	if (r->run.sync >= 0)
 		json__str(&w, "arming", r->run.sync ? "sync" : "async");
 	json_reuse_time(&w, r);
-	json_bins(&w, "bins", &res->stack);
-	json_bins(&w, "time_bins", &res->time);
+	json_resolution(&w, r);
+	json_bins(&w, "bins", &res->stack, res->resolution.short_reuses);
+	json_bins(&w, "time_bins", &res->time, res->resolution.short_reuses);
 	/*
 	 * reuses, invalidations, cold: in the unit of the bins' counts (the
 	 * estimate, detections weighted by 1 / P(observed); exact counts for
@@ -576,42 +688,49 @@ int reuse_report__json(const void *view, const char *path)
 
 /* ---- SVG -------------------------------------------------------------- */
 
-/* Bars over the union of the bins of @hs, fractions of each one's reuses. */
+/*
+ * Bars over the union of the bins of @hs, fractions of each one's reuses;
+ * first, where some are, a bar of the reuses shorter than the resolution
+ * (@nshort, one per histogram), labelled with it.
+ */
 static int svg_hists(const struct reuse_report *r, const char *path, const char *title,
-		     const char *xt, const struct reuse_hist *const *hs, const char *const *names,
-		     int nh)
+		     const char *xt, const struct reuse_hist *const *hs, const double *nshort,
+		     const char *const *names, int nh)
 {
 	struct svg_series ser[SVG_MAX_SERIES];
-	char *labels[REUSE_HIST_NBINS];
+	char *labels[REUSE_HIST_NBINS + 1];
 	double *y;
-	int lo = REUSE_HIST_NBINS, hi = -1, k, i, n, err;
+	int lo = REUSE_HIST_NBINS, hi = -1, k, i, n, err, sh = 0;
 	struct svg_bars b;
 	FILE *f;
 
-	(void)r;
 	for (i = 0; i < nh; i++) {
 		if (first_bin(hs[i]) < lo)
 			lo = first_bin(hs[i]);
 		if (last_bin(hs[i]) > hi)
 			hi = last_bin(hs[i]);
+		sh |= nshort[i] > 0;
 	}
 	if (hi < 0)
 		lo = hi = 0;
-	n = hi - lo + 1;
+	n = hi - lo + 1 + sh;
 	y = calloc((size_t)nh * n, sizeof(*y));
 	if (!y)
 		return -ENOMEM;
 	for (k = 0; k < n; k++) {
 		char buf[48];
 
-		bin_label(lo + k, buf, sizeof(buf));
+		if (sh && !k)
+			short_label(r->res, buf, sizeof(buf));
+		else
+			bin_label(lo + k - sh, buf, sizeof(buf));
 		labels[k] = strdup(buf);
 	}
 	for (i = 0; i < nh; i++) {
-		double tot = reuse_hist__total(hs[i], 0);
+		double tot = reuse_hist__total(hs[i], 0) + nshort[i];
 
 		for (k = 0; k < n; k++)
-			y[i * n + k] = frac(hs[i]->bin[lo + k], tot);
+			y[i * n + k] = frac(sh && !k ? nshort[i] : hs[i]->bin[lo + k - sh], tot);
 		ser[i].name = names[i];
 		ser[i].y = y + i * n;
 		ser[i].x = NULL;
@@ -641,7 +760,8 @@ int reuse_report__svg(const void *view, const char *dir)
 	const struct reuse_result *res = r->res;
 	const struct reuse_hist *hs[SVG_MAX_SERIES];
 	const char *names[SVG_MAX_SERIES];
-	char path[4096], title[512], xt[160], nbuf[SVG_MAX_SERIES][24];
+	double nshort[SVG_MAX_SERIES];
+	char path[4096], title[512], xt[160], nbuf[SVG_MAX_SERIES][24], rs[64];
 	static struct reuse_mrc_point pts[REUSE_MRC_NBINS];
 	static double x[REUSE_MRC_NBINS], y[REUSE_MRC_NBINS];
 	struct svg_series s;
@@ -653,13 +773,21 @@ int reuse_report__svg(const void *view, const char *dir)
 		err = reuse_predict_report__svg(r->predict, dir);
 	if (err)
 		return err;
+	if (r->exact || res->resolution.source == REUSE_RES_EXACT)
+		snprintf(rs, sizeof(rs), "resolution exact");
+	else if (res->resolution.source == REUSE_RES_UNKNOWN)
+		snprintf(rs, sizeof(rs), "resolution UNKNOWN");
+	else
+		snprintf(rs, sizeof(rs), "resolution %.1f us, ~%.0f accesses",
+			 res->resolution.ns / 1000, res->resolution.accesses);
 	snprintf(xt, sizeof(xt), "stack reuse distance, %s (log2 bins)", gran_unit(res));
-	snprintf(title, sizeof(title), "reuse distance (%s): %s", res->shared ? "shared cache" : "private",
-		 r->run.command ? r->run.command : "");
+	snprintf(title, sizeof(title), "reuse distance (%s; %s): %s", res->shared ? "shared cache" : "private",
+		 rs, r->run.command ? r->run.command : "");
 	hs[0] = &res->stack;
+	nshort[0] = res->resolution.short_reuses;
 	names[0] = "all threads";
 	snprintf(path, sizeof(path), "%s/reuse-histogram.svg", dir);
-	err = svg_hists(r, path, title, xt, hs, names, 1);
+	err = svg_hists(r, path, title, xt, hs, nshort, names, 1);
 	if (err)
 		return err;
 	for (i = 0; i < res->nthreads && n < SVG_MAX_SERIES; i++) {
@@ -667,21 +795,24 @@ int reuse_report__svg(const void *view, const char *dir)
 			continue;
 		snprintf(nbuf[n], sizeof(nbuf[n]), "T%d", i);
 		names[n] = nbuf[n];
+		nshort[n] = res->threads[i].short_reuses;
 		hs[n++] = &res->threads[i].stack;
 	}
 	if (n) {
 		snprintf(path, sizeof(path), "%s/reuse-threads.svg", dir);
-		snprintf(title, sizeof(title), "reuse distance per thread: %s", r->run.command ? r->run.command : "");
-		err = svg_hists(r, path, title, xt, hs, names, n);
+		snprintf(title, sizeof(title), "reuse distance per thread (%s): %s", rs,
+			 r->run.command ? r->run.command : "");
+		err = svg_hists(r, path, title, xt, hs, nshort, names, n);
 		if (err)
 			return err;
 	}
 	hs[0] = &res->time;
+	nshort[0] = res->resolution.short_reuses;
 	names[0] = "all threads";
 	snprintf(path, sizeof(path), "%s/reuse-time.svg", dir);
 	snprintf(xt, sizeof(xt), "time reuse distance, accesses in between (log2 bins)");
-	snprintf(title, sizeof(title), "time reuse distance: %s", r->run.command ? r->run.command : "");
-	err = svg_hists(r, path, title, xt, hs, names, 1);
+	snprintf(title, sizeof(title), "time reuse distance (%s): %s", rs, r->run.command ? r->run.command : "");
+	err = svg_hists(r, path, title, xt, hs, nshort, names, 1);
 	if (err)
 		return err;
 	n = mrc_points(r, pts, REUSE_MRC_NBINS);
@@ -695,8 +826,8 @@ int reuse_report__svg(const void *view, const char *dir)
 	s.y = y;
 	s.n = n;
 	memset(&l, 0, sizeof(l));
-	snprintf(title, sizeof(title), "miss-ratio curve, fully associative LRU%s: %s",
-		 r->exact && r->sample_rate < 1 ? " (SHARDS estimate)" : "",
+	snprintf(title, sizeof(title), "miss-ratio curve, fully associative LRU%s (%s): %s",
+		 r->exact && r->sample_rate < 1 ? " (SHARDS estimate)" : "", rs,
 		 r->run.command ? r->run.command : "");
 	l.title = title;
 	l.x_title = "cache size (bytes)";

@@ -65,6 +65,25 @@ double costs__floor(double period_ns, double overhead_ns)
 	return period_ns / (period_ns - overhead_ns);
 }
 
+double costs__reuse_floor(const struct lp_costs *c, int sync, char *missing, size_t len)
+{
+	const struct lp_cost *part[3] = { &c->sample, sync ? &c->hold : &c->arm, &c->trap };
+	const char *name[3] = { "sample", sync ? "hold" : "arm", "trap" };
+	double ns = 0;
+	size_t at = 0;
+	int i;
+
+	if (missing && len)
+		missing[0] = 0;
+	for (i = 0; i < 3; i++) {
+		if (part[i]->us >= 0)
+			ns += part[i]->us * 1000;
+		else if (missing && at < len)
+			at += snprintf(missing + at, len - at, "%s%s", at ? ", " : "", name[i]);
+	}
+	return ns;
+}
+
 static double clock_ns(clockid_t id)
 {
 	struct timespec ts;

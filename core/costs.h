@@ -54,6 +54,16 @@ int costs__measure(struct lp_costs *c, int reps);
  */
 double costs__floor(double period_ns, double overhead_ns);
 
+/*
+ * The thread CPU time a watchpoint's trap on the sampled thread's very
+ * next access comes after the sample's timestamp: the sample, then the
+ * hold (@sync: the thread is armed while stopped) or an arm while it runs,
+ * then the trap. The shortest reuse a time-based facility resolves
+ * (reuse.h, reuse_resolution). Parts not measured count 0 and are named
+ * in @missing ("" if none; may be NULL). 0 if none was measured. Pure.
+ */
+double costs__reuse_floor(const struct lp_costs *c, int sync, char *missing, size_t len);
+
 /* Median of @n values (sorted in place); NAN if @n is 0. Pure. */
 double costs__median(double *v, int n);
 

@@ -676,6 +676,49 @@ out:
 	return err;
 }
 
+/*
+ * The run's resolution (reuse.h): a timed reuse whose trap came less than
+ * R ns of its thread's CPU time after its sample (shared mode: R of wall
+ * time, before the x k of the threads sharing the cache) is short. Its
+ * measured time is the sum of its own and the sample, arm and trap costs,
+ * so its own is less than R; where in [0, R) is noise. Counted reuses
+ * are exact.
+ */
+static void ru_resolution(struct reuse *ru, struct reuse_result *r)
+{
+	struct reuse_resolution *res = &r->resolution;
+	double R = ru->cfg.resolution_ns, kmax = 1;
+	size_t d;
+	int timed = 0;
+
+	memset(res, 0, sizeof(*res));
+	for (d = 0; d < ru->ndet; d++) {
+		struct ru_det *x = &ru->det[d];
+		double k = x->wall && x->shared_k > 1 ? x->shared_k : 1;
+
+		x->is_short = 0;
+		if (x->kind != RU_REUSE || x->counted)
+			continue;
+		timed = 1;
+		kmax = k > kmax ? k : kmax;
+		if (R > 0 && x->ns < R * k) {
+			x->is_short = 1;
+			res->short_reuses += x->w;
+			res->short_detections++;
+			ru->r_thr[x->thread].short_reuses += x->w;
+		}
+	}
+	if (!timed)
+		return;		/* exact: nothing was timed */
+	if (!(R > 0)) {
+		res->source = REUSE_RES_UNKNOWN;
+		return;
+	}
+	res->source = ru->cfg.resolution_measured ? REUSE_RES_MEASURED : REUSE_RES_STATED;
+	res->ns = R;
+	res->accesses = R * r->access_rate * kmax;
+}
+
 static void ru_add_det(struct reuse_hist *h, const struct ru_det *x)
 {
 	if (x->kind == RU_REUSE)
@@ -784,7 +827,7 @@ static int ru_convert_run(struct reuse *ru, struct ru_det **v, size_t nv,
 				reuse_hist__add_inval(stack, x->w);
 			} else if (x->kind != RU_REUSE) {
 				reuse_hist__add_cold(stack, x->w);
-			} else if (blk[c].ok) {
+			} else if (blk[c].ok && !x->is_short) {	/* short: in the windows only */
 				d = ru_piecewise(blk, nb, c, x,
 						 (double)reuse__ns_to_accesses(x->acc, 1.0));
 				reuse_hist__add(stack, d > 0 ? (u64)(d + 0.5) : 0, x->w);
@@ -865,11 +908,13 @@ const struct reuse_result *reuse__result(struct reuse *ru)
 		r->cold += s->cold;
 		r->cross_thread += s->cross;
 	}
+	ru_resolution(ru, r);
 	for (d = 0; d < ru->ndet; d++) {
 		const struct ru_det *x = &ru->det[d];
 		struct reuse_hist *h = &ru->r_thr[x->thread].time;
 
-		ru_add_det(h, x);
+		if (!x->is_short)
+			ru_add_det(h, x);
 		if (x->kind == RU_REUSE && x->counted)
 			ncnt++;
 		else if (x->kind == RU_REUSE && x->wall)

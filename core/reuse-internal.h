@@ -83,6 +83,7 @@ struct ru_det {			/* one detection */
 	u8 size;		/* the use's access size */
 	u8 chained;		/* acc counted along the samples in between */
 	u8 counted;		/* ns is an exact access count (counters) */
+	u8 is_short;		/* timed within the resolution (reuse_resolution) */
 };
 
 struct ru_pt {			/* a usable sample of a thread, for chains */

@@ -13,7 +13,8 @@
  * The result's stack histogram in distinct cache lines: as measured at
  * line granularity, else from address distances assuming dense data,
  * d_lines ~ d_addr x mean access size / 64 (a shift of log2(64 / size)
- * bins).
+ * bins). The reuses shorter than the resolution are at 0: hits in every
+ * cache reuse_model__resolved accepts.
  */
 void reuse_model__line_hist(const struct reuse_result *res, struct reuse_hist *out);
 
@@ -23,5 +24,22 @@ void reuse_model__line_hist(const struct reuse_result *res, struct reuse_hist *o
  */
 int reuse_model__hit_rates(const struct reuse_result *res, const struct sdcm_cache *caches,
 			   int n, double *hit);
+
+/*
+ * Whether the result resolves cache @c: its reuses shorter than the
+ * resolution, at most N - 1 lines apart (N: resolution.accesses), hit @c
+ * with SDCM probability >= REUSE_MODEL_SURE even at that distance, so
+ * their unknown distances move its hit rate by less than 1 - that. Always
+ * when exact; never when the resolution is unknown.
+ */
+#define REUSE_MODEL_SURE	0.99
+int reuse_model__resolved(const struct reuse_result *res, const struct sdcm_cache *c);
+
+/*
+ * The smallest fully associative cache, in lines, the result resolves
+ * (its short reuses all hit it): N rounded up, 0 when exact, ~0 when the
+ * resolution is unknown. For the miss-ratio curve.
+ */
+u64 reuse_model__resolved_lines(const struct reuse_result *res);
 
 #endif

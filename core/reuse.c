@@ -14,6 +14,10 @@ const char *const reuse_rate_source_names[] = {
 	"default", "user", "stride", "counter",
 };
 
+const char *const reuse_res_source_names[] = {
+	"exact", "stated", "measured", "unknown",
+};
+
 const char *const reuse_time_source_names[] = {
 	"none", "thread_cpu", "wall", "mixed", "counter",
 };
@@ -68,7 +72,8 @@ static int ru_config_fill(struct reuse_config *c, const struct reuse_config *in)
 	if (c->nslots < 1 || c->nslots > REUSE_MAX_SLOTS ||
 	    (c->gran != REUSE_GRAN_ADDR && c->gran != REUSE_GRAN_LINE) ||
 	    c->max_pairs < 1 || c->max_pairs > (1 << 24) ||
-	    !(c->access_rate >= 0) || c->access_rate > REUSE_MAX_RATE)
+	    !(c->access_rate >= 0) || c->access_rate > REUSE_MAX_RATE ||
+	    !(c->resolution_ns >= 0) || c->resolution_ns > 1e12)
 		return -EINVAL;
 	return 0;
 }

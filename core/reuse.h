@@ -33,6 +33,9 @@ struct reuse_config {
 					 * (0: reuse__default_window), < 0: all */
 	int global_rate;		/* one stride rate for the run, no local rates */
 	int no_chain;			/* time every reuse; no address chains */
+	double resolution_ns;		/* thread CPU ns a timed reuse cannot be told
+					 * from 0 (see reuse_resolution); 0: unknown */
+	int resolution_measured;	/* measured on this machine, not stated */
 };
 
 void reuse__config_init(struct reuse_config *cfg);
@@ -54,6 +57,30 @@ enum reuse_time_source {
 	REUSE_TIME_COUNTER = 4,		/* loads+stores counted at use and reuse */
 };
 
+/*
+ * The resolution of a run: a reuse timed by a clock (not counted) whose
+ * trap came less than R ns of thread CPU time after its sample cannot be
+ * told apart from one at distance 0 (the sample, the arm and the trap
+ * cost the thread about R between them). It is at fewer than about
+ * N = R x access rate accesses, and so fewer than N distinct lines or
+ * addresses, and goes into the short bin instead of the histograms.
+ */
+enum reuse_res_source {
+	REUSE_RES_EXACT = 0,		/* reuses counted (counters, a trace): R = 0 */
+	REUSE_RES_STATED = 1,		/* --resolution NS */
+	REUSE_RES_MEASURED = 2,		/* costs measured at the run's start */
+	REUSE_RES_UNKNOWN = 3,		/* timed reuses, no resolution given */
+};
+
+struct reuse_resolution {
+	enum reuse_res_source source;
+	double ns;			/* R; 0 when exact or unknown */
+	double accesses;		/* N: R x access rate (x threads sharing, shared) */
+	double short_reuses;		/* weight of the reuses shorter than R */
+	u64 short_detections;		/* ... as detected */
+};
+
+extern const char *const reuse_res_source_names[];	/* "exact", "stated", ... */
 extern const char *const reuse_rate_source_names[];	/* "default", "user", ... */
 extern const char *const reuse_time_source_names[];	/* "none", "thread_cpu", ... */
 
@@ -68,7 +95,8 @@ struct reuse_thread {
 	u32 tid;			/* 0 if never started */
 	u64 samples;			/* usable samples */
 	u64 reuses, invalidations, cold, cross_thread;
-	struct reuse_hist time, stack;
+	struct reuse_hist time, stack;	/* without the short reuses */
+	double short_reuses;		/* weight of its reuses shorter than R */
 };
 
 struct reuse_stats {
@@ -92,7 +120,8 @@ struct reuse_result {
 	enum reuse_gran gran;
 	int nthreads;
 	const struct reuse_thread *threads;	/* [nthreads], index order */
-	struct reuse_hist time, stack;		/* whole program */
+	struct reuse_hist time, stack;		/* whole program, without the short reuses */
+	struct reuse_resolution resolution;
 	u64 reuses, invalidations, cold, cross_thread;
 	double access_rate;			/* accesses per ns used */
 	enum reuse_rate_source rate_source;

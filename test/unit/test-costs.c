@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* list --costs: the pure parts (the overhead floor and the median). */
 #include <math.h>
+#include <string.h>
 
 #include "core/tests.h"
 #include "core/costs.h"
@@ -30,5 +31,30 @@ LP_TEST(test_costs_median, "costs: median of odd, even and empty sets, sorted in
 	TEST_ASSERT(costs__median(even, 4) == 2.5, "even");
 	TEST_ASSERT(costs__median(one, 1) == 7, "one");
 	TEST_ASSERT(isnan(costs__median(one, 0)), "empty");
+	return TEST_OK;
+}
+
+LP_TEST(test_costs_reuse_floor,
+	"costs: a reuse's floor is sample + hold (sync) or arm (async) + trap, unmeasured parts named")
+{
+	struct lp_costs c;
+	char missing[64];
+	double ns;
+
+	memset(&c, 0, sizeof(c));
+	c.sample.us = 40;
+	c.hold.us = 20;
+	c.arm.us = 5;
+	c.trap.us = 30;
+	ns = costs__reuse_floor(&c, 1, missing, sizeof(missing));
+	TEST_ASSERT(fabs(ns - 90000) < 1e-6 && !missing[0], "sync %g '%s'", ns, missing);
+	ns = costs__reuse_floor(&c, 0, missing, sizeof(missing));
+	TEST_ASSERT(fabs(ns - 75000) < 1e-6 && !missing[0], "async %g '%s'", ns, missing);
+	c.trap.us = -1;		/* watchpoints that never fire */
+	c.hold.us = -1;
+	ns = costs__reuse_floor(&c, 1, missing, sizeof(missing));
+	TEST_ASSERT(fabs(ns - 40000) < 1e-6 && !strcmp(missing, "hold, trap"), "%g '%s'", ns, missing);
+	c.sample.us = -1;
+	TEST_ASSERT(costs__reuse_floor(&c, 1, NULL, 0) == 0, "nothing measured");
 	return TEST_OK;
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The cache model over a reuse result: line histograms and hit rates. */
+#include <inttypes.h>
 #include <math.h>
 #include <string.h>
 
@@ -27,6 +28,14 @@ LP_TEST(test_reuse_model_line_hist, "reuse model: address distances of 8-byte da
 	return TEST_OK;
 }
 
+/* An empty result measured in lines, as an exact engine's (memset). */
+static void line_result(struct reuse_result *res)
+{
+	memset(res, 0, sizeof(*res));
+	res->gran = REUSE_GRAN_LINE;
+	reuse_hist__init(&res->stack, REUSE_STACK, REUSE_GRAN_LINE);
+}
+
 LP_TEST(test_reuse_model_hit_rates, "reuse model: hit rates per cache, NAN where SDCM cannot say")
 {
 	struct sdcm_cache c[3] = {
@@ -38,14 +47,65 @@ LP_TEST(test_reuse_model_hit_rates, "reuse model: hit rates per cache, NAN where
 	double hit[3], want;
 	int n;
 
-	memset(&res, 0, sizeof(res));
-	res.gran = REUSE_GRAN_LINE;
-	reuse_hist__init(&res.stack, REUSE_STACK, REUSE_GRAN_LINE);
+	line_result(&res);
 	res.stack.bin[5] = 1;		/* short: hits in both */
 	res.stack.bin[12] = 1;		/* ~2K-4K lines: misses L1, hits L2 */
 	n = reuse_model__hit_rates(&res, c, 3, hit);
 	TEST_ASSERT(n == 2 && isnan(hit[2]), "n %d, bad cache %g", n, hit[2]);
 	TEST_ASSERT(hit[0] > 0.45 && hit[0] < 0.55 && hit[1] > 0.95, "L1 %g L2 %g", hit[0], hit[1]);
 	TEST_ASSERT(sdcm__hit_rate(&c[0], &res.stack, &want) == 0 && want == hit[0], "not SDCM's");
+	return TEST_OK;
+}
+
+LP_TEST(test_reuse_model_resolution,
+	"reuse model: a level is resolved when the short reuses surely hit it, and they count as hits there")
+{
+	struct sdcm_cache c[4] = {
+		{ "L1", 49152, 12, 64 },	/* 768 lines, 64 sets */
+		{ "L2", 1 << 20, 16, 64 },	/* 16384 lines, 1024 sets */
+		{ "FA1", 1000 * 64, 1000, 64 },	/* fully associative, 1000 lines */
+		{ "FA2", 999 * 64, 999, 64 },
+	};
+	struct reuse_result res;
+	double hit[4], p;
+	int i;
+
+	line_result(&res);
+	res.stack.bin[30] = 1;		/* ~2^29 lines: misses every cache here */
+	/* a memset result (an exact engine's) resolves everything */
+	for (i = 0; i < 4; i++)
+		TEST_ASSERT(reuse_model__resolved(&res, &c[i]), "exact: %s", c[i].name);
+	TEST_ASSERT(reuse_model__resolved_lines(&res) == 0, "exact: from 0 lines");
+
+	/* fewer than 1000 accesses: at most 999 lines apart */
+	res.resolution.source = REUSE_RES_STATED;
+	res.resolution.ns = 1000;
+	res.resolution.accesses = 1000;
+	res.resolution.short_reuses = 1;
+	TEST_ASSERT(sdcm__hit_prob(999, 12, 768, &p) == 0 && p < REUSE_MODEL_SURE,
+		    "L1 at 999 lines: %g", p);
+	TEST_ASSERT(!reuse_model__resolved(&res, &c[0]), "L1 (768 lines) resolved at 999 lines");
+	TEST_ASSERT(reuse_model__resolved(&res, &c[1]), "L2 (16384 lines) not resolved");
+	TEST_ASSERT(reuse_model__resolved(&res, &c[2]) && !reuse_model__resolved(&res, &c[3]),
+		    "fully associative: 1000 lines hold 999 apart, 999 do not");
+	{	/* 8-way, 999 lines apart: 320 sets hit with P 0.985, 384 sets with 0.995 */
+		struct sdcm_cache a = { "A", 320 * 8 * 64, 8, 64 }, b = { "B", 384 * 8 * 64, 8, 64 };
+
+		TEST_ASSERT(!reuse_model__resolved(&res, &a) && reuse_model__resolved(&res, &b),
+			    "the 99%% line: 320 sets %d, 384 sets %d", reuse_model__resolved(&res, &a),
+			    reuse_model__resolved(&res, &b));
+	}
+	TEST_ASSERT(reuse_model__resolved_lines(&res) == 1000, "from %" PRIu64 " lines",
+		    reuse_model__resolved_lines(&res));
+	/* the short reuse hits where resolved: half of the two reuses */
+	TEST_ASSERT(reuse_model__hit_rates(&res, c, 4, hit) == 4, "hit rates");
+	TEST_ASSERT(fabs(hit[1] - 0.5) < 1e-6 && fabs(hit[2] - 0.5) < 1e-6, "L2 %g FA1 %g",
+		    hit[1], hit[2]);
+
+	/* timed reuses, no resolution: nothing resolved */
+	res.resolution.source = REUSE_RES_UNKNOWN;
+	for (i = 0; i < 4; i++)
+		TEST_ASSERT(!reuse_model__resolved(&res, &c[i]), "unknown: %s resolved", c[i].name);
+	TEST_ASSERT(reuse_model__resolved_lines(&res) == ~0ull, "unknown: no size resolved");
 	return TEST_OK;
 }

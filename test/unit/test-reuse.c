@@ -4,6 +4,7 @@
  * from the definitions in core/reuse.h (Sasongko 2022, ch. 6, Algorithms 2-3),
  * computed here by hand.
  */
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -617,5 +618,106 @@ LP_TEST(test_reuse_replay_deterministic,
 	TEST_ASSERT(na > 100 && na == nb && !memcmp(a, b, na * sizeof(*a)),
 		    "identical actions (%d vs %d)", na, nb);
 	TEST_ASSERT(na != nc || memcmp(a, c, na * sizeof(*a)), "seed changes the reservoir draws");
+	return TEST_OK;
+}
+
+/*
+ * One thread, one slot, rate 1 access per ns: each sample's watch is
+ * free again after its trap, so every reuse is detected with weight 1.
+ * @gaps: ns from sample to trap; @counted: a COUNTER event before each
+ * sample and trap, advancing by the gap (the counter path).
+ */
+static const struct reuse_result *res_stream(struct reuse **rup, double resolution,
+					     const u64 *gaps, int n, int counted)
+{
+	struct lp_actions acts = { 0 };
+	struct reuse_config cfg;
+	struct reuse *ru;
+	u64 t = 1000, count = 1;
+	int i;
+
+	reuse__config_init(&cfg);
+	cfg.nslots = 1;
+	cfg.access_rate = 1.0;
+	cfg.resolution_ns = resolution;
+	*rup = ru = reuse__new(&cfg);
+	if (!ru || feed(ru, ev_start(10, 0, 0), &acts))
+		return NULL;
+	for (i = 0; i < n; i++) {
+		struct lp_event c = { .type = LP_EV_COUNTER };
+		u64 cookie;
+		u8 slot;
+
+		c.counter.tid = 10;
+		c.counter.value = count;
+		if ((counted && feed(ru, c, &acts)) ||
+		    feed(ru, ev_sample(10, 0, LP_ACCESS_LOAD, 0x1000 + 64 * i, 8, t), &acts) ||
+		    !acts.n)
+			return NULL;
+		slot = acts.v[0].slot;
+		cookie = acts.v[0].cookie;
+		t += gaps[i];
+		count += gaps[i];
+		c.counter.value = count;
+		if ((counted && feed(ru, c, &acts)) ||
+		    feed(ru, ev_trap(10, 0, slot, cookie, t), &acts))
+			return NULL;
+		t += 100000;	/* far from the next sample */
+		count += 100000;
+	}
+	lp_actions__exit(&acts);
+	reuse__finish(ru);
+	return reuse__result(ru);
+}
+
+LP_TEST(test_reuse_resolution_short_bin,
+	"reuse: reuses timed within the stated resolution go to the short bin, not the histograms")
+{
+	/* R = 1000 ns at 1 access/ns: 500 and 999 are short, 1000 and 5000 are not */
+	const u64 gaps[] = { 500, 5000, 999, 5000, 1000 };
+	const struct reuse_result *r;
+	struct reuse *ru;
+
+	r = res_stream(&ru, 1000, gaps, 5, 0);
+	TEST_ASSERT(r, "stream");
+	TEST_ASSERT(r->resolution.source == REUSE_RES_STATED && r->resolution.ns == 1000 &&
+		    fabs(r->resolution.accesses - 1000) < 1e-9,
+		    "source %d, R %g ns, N %g", r->resolution.source, r->resolution.ns,
+		    r->resolution.accesses);
+	TEST_ASSERT(r->resolution.short_detections == 2 && r->resolution.short_reuses == 2 &&
+		    r->threads[0].short_reuses == 2, "short %" PRIu64 " (%g), thread %g",
+		    r->resolution.short_detections, r->resolution.short_reuses,
+		    r->threads[0].short_reuses);
+	/* the rest, and only they, are in both histograms: t = 999, 4999, 4999 */
+	TEST_ASSERT(reuse_hist__total(&r->time, 0) == 3 && reuse_hist__total(&r->stack, 0) == 3,
+		    "time %g stack %g", reuse_hist__total(&r->time, 0), reuse_hist__total(&r->stack, 0));
+	/* 998 and 999 share bin 10: only the unshort one is in it */
+	TEST_ASSERT(r->time.bin[reuse_hist__bin(499)] == 0 && r->time.bin[reuse_hist__bin(999)] == 1 &&
+		    r->time.bin[reuse_hist__bin(4999)] == 2, "time bins %g %g %g",
+		    r->time.bin[reuse_hist__bin(499)], r->time.bin[reuse_hist__bin(999)],
+		    r->time.bin[reuse_hist__bin(4999)]);
+	TEST_ASSERT(reuse_hist__total(&r->threads[0].time, 0) == 3, "thread time %g",
+		    reuse_hist__total(&r->threads[0].time, 0));
+	reuse__delete(ru);
+
+	/* no resolution: every reuse binned, and the result says it is unknown */
+	r = res_stream(&ru, 0, gaps, 5, 0);
+	TEST_ASSERT(r, "stream");
+	TEST_ASSERT(r->resolution.source == REUSE_RES_UNKNOWN && !r->resolution.short_detections &&
+		    reuse_hist__total(&r->time, 0) == 5, "unknown: source %d, short %" PRIu64 ", time %g",
+		    (int)r->resolution.source, r->resolution.short_detections,
+		    reuse_hist__total(&r->time, 0));
+	reuse__delete(ru);
+
+	/* counted reuses are exact: a stated resolution takes none of them */
+	r = res_stream(&ru, 1000, gaps, 5, 1);
+	TEST_ASSERT(r, "stream");
+	TEST_ASSERT(r->time_source == REUSE_TIME_COUNTER && r->resolution.source == REUSE_RES_EXACT &&
+		    r->resolution.ns == 0 && !r->resolution.short_detections,
+		    "time source %d, resolution %d, short %" PRIu64, (int)r->time_source,
+		    (int)r->resolution.source, r->resolution.short_detections);
+	TEST_ASSERT(reuse_hist__total(&r->time, 0) == 5 && r->time.bin[reuse_hist__bin(499)] == 1,
+		    "counted: every reuse binned, %g", reuse_hist__total(&r->time, 0));
+	reuse__delete(ru);
 	return TEST_OK;
 }
