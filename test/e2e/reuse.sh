@@ -76,7 +76,33 @@ ge 0.05 "$got" 2> /dev/null && ok "--sample-rate 0.5: JSON estimate block, miss-
 [ $rc = 129 ] && grep -q "trace" "$TMP/err" && ok "--sample-rate without --trace is a usage error" ||
 	fail "--sample-rate without --trace" "exit $rc: $(cat "$TMP/err")"
 
+# --trace counts every access: resolution exact, every level printed
+got=$(js "$TMP/ex.json" "d['resolution']['source'], d['resolution']['ns'], all(h['resolved'] for h in d['hit_rates'])")
+[ "$got" = "trace 0 True" ] && ok "--trace: resolution exact, every level resolved" ||
+	fail "--trace: resolution exact" "$got"
+
 if wp_fires; then
+# --- a stated resolution of 1 s of thread CPU time: every reuse is shorter,
+# no level is resolved (text and JSON), and a replay reproduces it
+"$LOCIPROF" reuse --stdio --resolution 1e9 --cache L1=48K:12,L3=32M:16 -o "$TMP/res.data" \
+	--json "$TMP/res.json" "$RIB" --threads 2 --outer 1 --a 10 --b 10 --c 10 --d 10 --e 10 \
+	> "$TMP/res.txt" 2> /dev/null
+"$LOCIPROF" report -i "$TMP/res.data" --json "$TMP/resp.json" > /dev/null 2>&1
+got=$(js "$TMP/res.json" "d['resolution']['source'], d['resolution']['short_detections'] == d['detections']['reuses'] > 0, [h['resolved'] for h in d['hit_rates']], d['hit_rates'][0]['hit']")
+rep=$(js "$TMP/resp.json" "d['resolution'] == json.load(open('$TMP/res.json'))['resolution']")
+if [ "$got" = "stated True [False, False] None" ] && [ "$rep" = True ] &&
+   [ "$(grep -c 'not resolved$' "$TMP/res.txt")" = 2 ] && grep -q "^# resolution: R = 1000000.0 us" "$TMP/res.txt"; then
+	ok "--resolution 1e9: every reuse in the short bin, no level printed, replayed alike"
+else
+	fail "--resolution 1e9 withholds every level" "$got, replay $rep; $(grep -A3 '^Predicted' "$TMP/res.txt")"
+fi
+# measured at the start: recorded, and a level far beyond it printed
+"$LOCIPROF" reuse -q --cache L1=48K:12,BIG=1G:16 --json "$TMP/rm.json" "$RIB" --threads 2 --outer 1 \
+	--a 10 --b 10 --c 10 --d 10 --e 10 > /dev/null 2>&1
+got=$(js "$TMP/rm.json" "d['resolution']['source'], d['resolution']['ns'] > 0, d['hit_rates'][1]['resolved']")
+[ "$got" = "measured True True" ] && ok "resolution measured at the start ($(js "$TMP/rm.json" "'%.1f us' % (d['resolution']['ns'] / 1e3)")); a 1 GiB level resolved" ||
+	fail "resolution measured at the start" "$got"
+
 # --- sampled, live. The ci- configurations reuse within 0.1-3 us of CPU
 # time, under the 10-80 us a held sample and its trap add on this VM (and
 # its +-5 us spread, which remains after the measured cost is subtracted),
@@ -177,7 +203,7 @@ python3 -c "import xml.dom.minidom,sys; [xml.dom.minidom.parse(f) for f in sys.a
 	fail "compare reads reuse JSON" "$(head -5 "$TMP/cmp.txt")"
 
 else
-	for c in "live ribench shapes (S against --expect)" "shared-cache cross-thread reuse" "record, replay and outputs of a live run"; do
+	for c in "--resolution 1e9 withholds every level" "resolution measured at the start" "live ribench shapes (S against --expect)" "shared-cache cross-thread reuse" "record, replay and outputs of a live run"; do
 		skip "$c" "$WP_REASON"
 	done
 	# where watchpoints never trap, a live reuse would be all cold: it is refused
@@ -188,6 +214,11 @@ else
 fi
 
 # --- bad input
+for R in -5 abc 0; do
+	"$LOCIPROF" reuse --resolution "$R" true > /dev/null 2> "$TMP/err"; rc=$?
+	[ $rc = 129 ] && grep -q -- "--resolution.*'$R'" "$TMP/err" && ok "--resolution $R is a usage error quoting it" ||
+		fail "--resolution $R" "exit $rc: $(cat "$TMP/err")"
+done
 "$LOCIPROF" reuse --granularity page true > /dev/null 2> "$TMP/err"; rc=$?
 [ $rc = 129 ] && grep -q "granularity" "$TMP/err" && ok "--granularity page is a usage error naming the option" ||
 	fail "--granularity page" "exit $rc"

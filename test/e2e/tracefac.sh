@@ -50,6 +50,20 @@ python3 -c "import sys; sys.exit(0 if abs($e - $g) <= 0.03 else 1)" &&
 	ok "short-decreasing-case2: invalidation fraction $g within 0.03 of $e" ||
 	fail "short-decreasing-case2: invalidation fraction within 0.03" "measured $g, expected $e"
 
+# --- the counter path's resolution is exact: every level printed, no short
+# bin, even with a stated resolution (counted reuses are never timed)
+for R in "" "--resolution 1e9"; do
+	"$LOCIPROF" reuse --stdio --sampler trace="$TMP/short-bell.trace" -c 2000 $R \
+		--cache L1=4K:4,L2=1M:16 --json "$TMP/res.json" > "$TMP/res.txt" 2> "$TMP/err"
+	got=$(js "$TMP/res.json" "d['resolution']['source'], d['resolution']['ns'], d['resolution']['short_detections'], [h['resolved'] and h['hit'] is not None for h in d['hit_rates']], len(d['miss_ratio_curve'])")
+	if [ "$got" = "exact 0 0 [True, True] 27" ] && grep -q "^# resolution: exact" "$TMP/res.txt" &&
+	   [ "$(grep -c 'hit  *[0-9.]*%' "$TMP/res.txt")" = 2 ] && ! grep -q "not resolved" "$TMP/res.txt"; then
+		ok "counter path ${R:-(default)}: resolution exact, both levels and the whole curve printed"
+	else
+		fail "counter path ${R:-(default)}: resolution exact, every level printed" "$got; $(grep -A3 '^Predicted' "$TMP/res.txt")"
+	fi
+done
+
 # --- private, --granularity line: distances in distinct lines, spatial
 # reuse seen (a second register on the next chunk of the sampled line).
 # Period 2001, prime to a line's 8 elements: at 2000 every sample of a
