@@ -154,10 +154,10 @@ static void unresolved_desc(const struct reuse_report *r, char *buf, size_t len)
 		snprintf(buf, len, "the resolution of this run is unknown (give --resolution NS); "
 			 "a PMU facility with access counters or --trace measures every level");
 	else
-		snprintf(buf, len, "%.0f of the reuses came within R = %.1f us of their use, so they "
-			 "are up to %.0f lines apart, which such a cache may miss; a PMU facility with "
-			 "access counters or --trace measures them", rs->short_reuses, rs->ns / 1000,
-			 ceil(rs->accesses) > 1 ? ceil(rs->accesses) - 1 : 0);
+		snprintf(buf, len, "a reuse within R = %.1f us of its use (%.0f of them here) is only "
+			 "known to be at most %.0f lines apart, which such a cache may miss; a PMU "
+			 "facility with access counters or --trace measures it", rs->ns / 1000,
+			 rs->short_reuses, ceil(rs->accesses) > 1 ? ceil(rs->accesses) - 1 : 0);
 }
 
 /* The short row's label: "< R (~N acc.)". */

@@ -38,9 +38,8 @@ int reuse_model__resolved(const struct reuse_result *res, const struct sdcm_cach
 		return 0;
 	if (!(res->resolution.accesses > 0))
 		return 1;
-	if (!c->line || c->size / c->line < c->ways ||
-	    sdcm__hit_prob(rm_short_max(res), c->ways, c->size / c->line, &p))
-		return 0;
+	if (!c->line || sdcm__hit_prob(rm_short_max(res), c->ways, c->size / c->line, &p))
+		return 1;	/* a geometry SDCM cannot model: its hit rate says so */
 	return p >= REUSE_MODEL_SURE;
 }
 

@@ -30,7 +30,8 @@ int reuse_model__hit_rates(const struct reuse_result *res, const struct sdcm_cac
  * resolution, at most N - 1 lines apart (N: resolution.accesses), hit @c
  * with SDCM probability >= REUSE_MODEL_SURE even at that distance, so
  * their unknown distances move its hit rate by less than 1 - that. Always
- * when exact; never when the resolution is unknown.
+ * when exact, and for a geometry SDCM cannot model (its hit rate is NAN);
+ * never when the resolution is unknown.
  */
 #define REUSE_MODEL_SURE	0.99
 int reuse_model__resolved(const struct reuse_result *res, const struct sdcm_cache *c);
