@@ -132,7 +132,7 @@ static int exact_result(struct reuse_exact *re, const struct an_reuse *a,
 extern const struct lp_analysis_desc reuse_desc;
 
 #define TRACE_BATCH 4096
-#define RU_COSTS_REPS 3		/* repetitions of each cost: ~2 s here */
+#define RU_COSTS_REPS 3		/* repetitions of each cost: 1-1.6 s here */
 
 /*
  * --exact: run "valgrind --tool=lackey --trace-mem=yes" on the program with
@@ -517,7 +517,9 @@ static void ru_measure(void *opts, int sync, int quiet)
 
 	if (a->cfg.resolution_ns > 0)
 		return;
-	ns = costs__measure(&c, RU_COSTS_REPS) ? 0 : costs__reuse_floor(&c, sync, missing, sizeof(missing));
+	ns = costs__measure_parts(&c, RU_COSTS_REPS, COSTS_SAMPLE | COSTS_TRAP |
+				  (sync ? COSTS_HOLD : COSTS_ARM)) ? 0 :
+	     costs__reuse_floor(&c, sync, missing, sizeof(missing));
 	if (ns > 0) {
 		a->cfg.resolution_ns = ns;
 		a->cfg.resolution_measured = 1;

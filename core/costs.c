@@ -581,7 +581,18 @@ static void measure_hold(struct lp_cost *c, const struct lp_cost *sample, int re
 	cost_done(c, v, ev, k);
 }
 
+static void cost_skip(struct lp_cost *c, unsigned asked)
+{
+	if (!asked)
+		snprintf(c->reason, sizeof(c->reason), "not asked for");
+}
+
 int costs__measure(struct lp_costs *c, int reps)
+{
+	return costs__measure_parts(c, reps, COSTS_ALL);
+}
+
+int costs__measure_parts(struct lp_costs *c, int reps, unsigned parts)
 {
 	long units;
 
@@ -591,10 +602,18 @@ int costs__measure(struct lp_costs *c, int reps)
 	if (reps < 3 || reps > 99)
 		return -EINVAL;
 	units = cost_units();
-	measure_sample(&c->sample, reps, units, &c->period_ns);
-	measure_trap(&c->trap, reps, units);
-	measure_arm(&c->arm, reps);
-	measure_hold(&c->hold, &c->sample, reps, units);
+	if (parts & (COSTS_SAMPLE | COSTS_HOLD))	/* a hold is what it adds to a sample */
+		measure_sample(&c->sample, reps, units, &c->period_ns);
+	if (parts & COSTS_TRAP)
+		measure_trap(&c->trap, reps, units);
+	if (parts & COSTS_ARM)
+		measure_arm(&c->arm, reps);
+	if (parts & COSTS_HOLD)
+		measure_hold(&c->hold, &c->sample, reps, units);
+	cost_skip(&c->sample, parts & (COSTS_SAMPLE | COSTS_HOLD));
+	cost_skip(&c->trap, parts & COSTS_TRAP);
+	cost_skip(&c->arm, parts & COSTS_ARM);
+	cost_skip(&c->hold, parts & COSTS_HOLD);
 	if (c->sample.us < 0 && c->trap.us < 0 && c->arm.us < 0 && c->hold.us < 0)
 		return -ENODEV;
 	return 0;

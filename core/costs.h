@@ -47,6 +47,15 @@ struct lp_costs {
  */
 int costs__measure(struct lp_costs *c, int reps);
 
+/* Only the @parts asked for (a hold needs its sample: both); the others
+ * are not measured, with the reason "not asked for". */
+#define COSTS_SAMPLE	(1u << 0)
+#define COSTS_TRAP	(1u << 1)
+#define COSTS_ARM	(1u << 2)
+#define COSTS_HOLD	(1u << 3)
+#define COSTS_ALL	(COSTS_SAMPLE | COSTS_TRAP | COSTS_ARM | COSTS_HOLD)
+int costs__measure_parts(struct lp_costs *c, int reps, unsigned parts);
+
 /*
  * The least time ratio to native of a thread whose every @period_ns of CPU
  * time pays @overhead_ns of it: period / (period - overhead). Pure.
