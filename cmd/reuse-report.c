@@ -140,8 +140,8 @@ static void resolution_desc(const struct reuse_report *r, char *buf, size_t len)
 		snprintf(buf, len, "R = %.1f us of thread CPU time (%s), about %.0f accesses%s: a reuse "
 			 "trapped within R of its sample is only known to be shorter, and is counted "
 			 "apart", rs->ns / 1000,
-			 rs->source == REUSE_RES_MEASURED ? "measured at the start: sample, arm, trap "
-			 "and hold costs, as lociprof list --costs" : "given with --resolution",
+			 rs->source == REUSE_RES_MEASURED ? "measured at the start: the sample, hold or "
+			 "arm, and trap costs, as lociprof list --costs" : "given with --resolution",
 			 rs->accesses, r->res->shared ? " (x the threads sharing the cache)" : "");
 }
 
@@ -351,7 +351,7 @@ void reuse_report__print(const void *view, FILE *f)
 		if (from == ~0ull)
 			fprintf(f, " (not resolved: the resolution is unknown)");
 		else if (from > (u64)1 << 6)
-			fprintf(f, "%s(caches under %" PRIu64 " lines not resolved)", j ? " " : " ", from);
+			fprintf(f, " (caches under %" PRIu64 " lines not resolved)", from);
 		fputc('\n', f);
 	}
 
@@ -455,7 +455,7 @@ static void json_threads(struct json_writer *wp, const struct reuse_result *res)
 		json__u64(wp, "index", i);
 		json__u64(wp, "tid", t->tid);
 		json__u64(wp, "samples", t->samples);
-		json__double(wp, "reuses", reuse_hist__total(&t->stack, 0));
+		json__double(wp, "reuses", reuse_hist__total(&t->stack, 0) + t->short_reuses);
 		json__double(wp, "invalidations", t->stack.inval);
 		json__double(wp, "cold", t->stack.cold);
 		json__obj_begin(wp, "detections");
@@ -645,11 +645,12 @@ int reuse_report__json(const void *view, const char *path)
 	json_bins(&w, "bins", &res->stack, res->resolution.short_reuses);
 	json_bins(&w, "time_bins", &res->time, res->resolution.short_reuses);
 	/*
-	 * reuses, invalidations, cold: in the unit of the bins' counts (the
-	 * estimate, detections weighted by 1 / P(observed); exact counts for
-	 * a trace), so that they add up; the raw detections apart
+	 * reuses (the short ones included), invalidations, cold: in the unit
+	 * of the bins' counts (the estimate, detections weighted by
+	 * 1 / P(observed); exact counts for a trace), so that they add up;
+	 * the raw detections apart
 	 */
-	json__double(&w, "reuses", reuse_hist__total(&res->stack, 0));
+	json__double(&w, "reuses", reuse_hist__total(&res->stack, 0) + res->resolution.short_reuses);
 	json__double(&w, "invalidations", res->stack.inval);
 	json__double(&w, "cold", res->stack.cold);
 	json__obj_begin(&w, "detections");
