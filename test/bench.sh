@@ -57,7 +57,9 @@ if section engine; then
 		test/bench/reuse-engine -t "$TMP/rib.trace"
 		echo "# goals: exact >= 15 M/s at M=1e6 and >= 30 M/s at M=1e5; SHARDS >= 150 M/s at"
 		echo "# M=1e6; SHARDS miss-ratio curve MAE <= 0.01. CPU time of this process: on a"
-		echo "# loaded machine other processes still share its caches"
+		echo "# loaded machine other processes still share its caches. \"choice of keys alone\":"
+		echo "# the MAE a spatial sample's draw of keys is expected to cause, whatever is done"
+		echo "# with the distances (a few hot keys in or out of the sample)"
 	else
 		echo "skipped: test/bench/reuse-engine is not built (make bench builds it)"
 	fi
