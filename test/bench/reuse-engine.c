@@ -453,7 +453,8 @@ static void accuracy(const char *name, const struct reuse_exact_acc *v, u64 n,
 	if (need) {
 		shards_salts(v, n, need, &ex, footprint, &mean, &max, &mean_all, &speed, &sampled);
 		printf("  SHARDS rate %-5g MAE mean %.4f max %.4f over %d salts (the lowest rate "
-		       "above expected to meet 0.01)\n", need, mean, max, NSALTS);
+		       "above expected to meet 0.01); %.1f M/s\n", need, mean, max, NSALTS,
+		       speed / 1e6);
 	}
 	fflush(stdout);
 }
