@@ -56,7 +56,7 @@ test/helpers/%: test/helpers/%.c
 check: all test/unit-tests $(TEST_HELPER_BIN)
 	./test/run.sh
 
-bench: all test/bench/reuse-engine
+bench: all test/bench/reuse-engine test/helpers/crdgen
 	./test/bench.sh
 
 fuzz:

@@ -65,6 +65,12 @@ struct reuse_exact_opts {
 	 * the curve estimate the full trace's.
 	 */
 	double sample_rate;
+	/*
+	 * SHARDS: the hash salt that draws the sample (0: the default). Other
+	 * salts draw other, independent samples of the same rate: how much
+	 * the estimate depends on which keys were drawn.
+	 */
+	u64 salt;
 };
 
 /* Results of one thread (in SHARED mode: of the accesses it made). */

@@ -4,6 +4,7 @@
 # Absolute times on shared machines are noise; the ratios are the result.
 #   BENCH_RUNS=N   runs per measurement (median; default 5)
 #   BENCH_ONLY=S   only the sections whose name contains S
+#   BENCH_LONG=1   also the runs of many minutes (stream: a 1e9-access trace)
 set -u
 cd "$(dirname "$0")/.."
 LP=$PWD/lociprof
@@ -57,9 +58,56 @@ if section engine; then
 		test/bench/reuse-engine -t "$TMP/rib.trace"
 		echo "# goals: exact >= 15 M/s at M=1e6 and >= 30 M/s at M=1e5; SHARDS >= 150 M/s at"
 		echo "# M=1e6; SHARDS miss-ratio curve MAE <= 0.01. CPU time of this process: on a"
-		echo "# loaded machine other processes still share its caches"
+		echo "# loaded machine other processes still share its caches. \"choice of keys alone\":"
+		echo "# the MAE a spatial sample's draw of keys is expected to cause, whatever is done"
+		echo "# with the distances (a few hot keys in or out of the sample)"
 	else
 		echo "skipped: test/bench/reuse-engine is not built (make bench builds it)"
+	fi
+fi
+
+if section stream; then
+	echo
+	echo "## streaming: a trace piped from a generator into reuse --trace - (no file on disk)"
+	echo "# test/helpers/crdgen: one thread, uniform random over 1e6 lines (the live set);"
+	echo "# end to end: generator, pipe, text parsing and engine. M acc/s: accesses over the"
+	echo "# wall time, and over lociprof's CPU time (user + sys; the generator and other"
+	echo "# processes share the 2 CPUs); max RSS: lociprof's (/usr/bin/time -v). Memory follows the"
+	echo "# live set if the RSS stays flat as N grows. BENCH_LONG=1 adds N = 1e9 (about"
+	echo "# 5-10 minutes per engine here). Load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)"
+	GEN=$PWD/test/helpers/crdgen
+	if [ -x "$GEN" ] && [ -x /usr/bin/time ]; then
+		ns="10000000 100000000"
+		[ -n "${BENCH_LONG:-}" ] && ns="$ns 1000000000"
+		printf "%-22s %11s %8s %8s %8s %8s %8s\n" engine accesses "wall s" "M acc/s" "cpu s" "M acc/s" "RSS MiB"
+		for n in $ns; do
+			for eng in "SHARDS rate 0.01" exact; do
+				opt=
+				[ "$eng" = exact ] || opt="--sample-rate 0.01"
+				t0=$(date +%s%N)
+				# shellcheck disable=SC2086
+				"$GEN" 1 $n 1000000 1 0 random 1 |
+					/usr/bin/time -v -o "$TMP/time.txt" "$LP" reuse --trace - --granularity line \
+					$opt --json "$TMP/stream.json" > /dev/null 2> "$TMP/stream.err"
+				rc=("${PIPESTATUS[@]}")
+				t1=$(date +%s%N)
+				got=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['samples'])" \
+					"$TMP/stream.json" 2> /dev/null)
+				if [ "${rc[0]}" != 0 ] || [ "${rc[1]}" != 0 ] || [ "$got" != "$n" ]; then
+					echo "$eng N=$n failed (exit ${rc[*]}, $got accesses read): $(head -c 300 "$TMP/stream.err")"
+					continue
+				fi
+				awk -v eng="$eng" -v n="$n" -v w="$(( (t1 - t0) / 1000000 ))" -F': ' '
+					/User time/ { u = $2 } /System time/ { s = $2 }
+					/Maximum resident set size/ { r = $2 }
+					END { printf "%-22s %11d %8.1f %8.2f %8.1f %8.2f %8.1f\n", eng, n, w / 1000,
+						n / 1e6 / (w / 1000), u + s, n / 1e6 / (u + s), r / 1024 }' "$TMP/time.txt"
+				# the progress line it printed past 3 s (every 10 s without a tty)
+				grep "lociprof reuse:" "$TMP/stream.err" | tail -n 1 | sed 's/^/#   last progress line: /'
+			done
+		done
+	else
+		echo "skipped: test/helpers/crdgen (make bench builds it) or /usr/bin/time missing"
 	fi
 fi
 

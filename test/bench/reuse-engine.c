@@ -13,7 +13,13 @@
  * -t, Zipf, a mix of the three generated ones), as the mean absolute error
  * over the log-spaced cache sizes from 1/R lines (a scaled distance is a
  * multiple of 1/R: smaller caches are not resolved) to the footprint;
- * the error over every size from 1 line is printed beside it.
+ * the error over every size from 1 line is printed beside it. Each rate
+ * is run with 8 hash salts (8 independent samples of keys): mean and max.
+ * Beside it, the error the choice of keys alone is expected to cause (the
+ * variance of a ratio over a random sample of keys, from each key's
+ * misses in the exact run), at several rates, and with the 1024 most
+ * accessed keys always in the sample; the lowest rate that choice allows
+ * for 0.01 is measured too.
  *
  *   test/bench/reuse-engine [-n N] [-m M] [-r RUNS] [-R RATE] [-t RIBENCH_TRACE] [-1 1] [-A 0]
  *	-1 1: also time one reuse_exact__access() call per access
@@ -27,6 +33,7 @@
 #include <time.h>
 
 #include "core/hash.h"
+#include "core/reuse-mrc.h"
 #include "core/reuse-exact.h"
 #include "core/trace.h"
 
@@ -180,28 +187,274 @@ static int load_trace(const char *path, struct reuse_exact_acc **vp, u64 *np)
 }
 
 #define MAX_RATES 4
+#define NSALTS 8
+#define INF_BIN REUSE_MRC_NBINS
 
-/* SHARDS at each of @rates against the exact engine on one trace: speed and MAE. */
+/*
+ * What the choice of keys alone costs SHARDS. The estimate of the miss
+ * ratio at a size c is the sampled keys' misses at c over the trace's
+ * accesses x the share of keys sampled: a ratio over a random sample of
+ * keys, so its variance is (1 - R) / R x sum over all keys k of
+ * (m_k(c) - mean m(c))^2 / N^2, where m_k(c) is the number of key k's
+ * accesses that miss in a cache of c lines (read off the exact engine
+ * per access). A few hot keys with large m_k set it, whatever is done
+ * with the distances once the sample is drawn.
+ * s2[k], s1[k]: sum over the keys of m_k(c)^2 and m_k(c) at c = lo(bin k).
+ */
+#define HOT_KEYS 1024
+
+struct keyvar {
+	double s1[REUSE_MRC_NBINS], s2[REUSE_MRC_NBINS];
+	u64 keys, n;
+	/* the same without the HOT_KEYS most accessed keys (hot of them) */
+	double r1[REUSE_MRC_NBINS], r2[REUSE_MRC_NBINS];
+	u64 hot;
+};
+
+static int cmp_u32_desc(const void *a, const void *b)
+{
+	u32 x = *(const u32 *)a, y = *(const u32 *)b;
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static int cmp_u16_desc(const void *a, const void *b)
+{
+	return (int)*(const u16 *)b - (int)*(const u16 *)a;
+}
+
+static int key_variance(const struct reuse_exact_acc *v, u64 n, struct keyvar *kv)
+{
+	struct reuse_exact_opts o = { .mode = REUSE_EXACT_SHARED, .gran = REUSE_GRAN_LINE };
+	u32 *kidx = malloc(n * sizeof(*kidx)), *off = NULL;
+	u16 *bin = malloc(n * sizeof(*bin)), *grp = malloc(n * sizeof(*grp));
+	double *d1 = calloc(REUSE_MRC_NBINS + 1, sizeof(*d1));
+	double *d2 = calloc(REUSE_MRC_NBINS + 1, sizeof(*d2));
+	double *e1 = calloc(REUSE_MRC_NBINS + 1, sizeof(*e1));
+	double *e2 = calloc(REUSE_MRC_NBINS + 1, sizeof(*e2));
+	u32 *cnts = NULL, hot_min = UINT32_MAX;
+	struct lp_map keys = { 0 };
+	struct reuse_exact *re = NULL;
+	u64 i, k, nk = 0;
+	int ret = -ENOMEM;
+
+	if (!kidx || !bin || !grp || !d1 || !d2 || !e1 || !e2 || reuse_exact__new(&o, &re))
+		goto out;
+	for (i = 0; i < n; i++) {
+		struct reuse_exact_res r;
+		u64 *slot = lp_map__slot(&keys, v[i].addr >> 6);
+
+		if (!slot || reuse_exact__access(re, v[i].tid, v[i].addr, v[i].is_store, &r))
+			goto out;
+		if (!*slot)
+			*slot = ++nk;
+		kidx[i] = *slot - 1;
+		bin[i] = r.kind == REUSE_EXACT_REUSE ? reuse_mrc__bin(r.dist) : INF_BIN;
+	}
+	off = calloc(nk + 1, sizeof(*off));
+	if (!off)
+		goto out;
+	for (i = 0; i < n; i++)
+		off[kidx[i] + 1]++;
+	for (k = 0; k < nk; k++)
+		off[k + 1] += off[k];
+	for (i = n; i-- > 0;)
+		grp[--off[kidx[i] + 1]] = bin[i];	/* off[k + 1] ends at the start of key k + 1 */
+	for (i = 0; i < n; i++)
+		off[kidx[i] + 1]++;			/* back to the ends */
+	cnts = malloc(nk * sizeof(*cnts));
+	if (!cnts)
+		goto out;
+	for (k = 0; k < nk; k++)
+		cnts[k] = off[k + 1] - off[k];
+	qsort(cnts, nk, sizeof(*cnts), cmp_u32_desc);
+	if (nk > HOT_KEYS)
+		hot_min = cnts[HOT_KEYS - 1] + 1;	/* ties stay out: at most HOT_KEYS */
+	kv->hot = 0;
+	/*
+	 * Per key, its bins in descending order b_1 >= b_2 >= ...: m(c) = j
+	 * for the sizes in (b_(j+1), b_j], all its accesses at or below the
+	 * smallest; added over a range as differences.
+	 */
+	for (k = 0; k < nk; k++) {
+		u16 *g = grp + off[k];
+		u64 cnt = off[k + 1] - off[k], j;
+
+		int is_hot = cnt >= hot_min;
+
+		kv->hot += is_hot;
+		qsort(g, cnt, sizeof(*g), cmp_u16_desc);
+		for (j = 0; j < cnt; j++) {
+			/* m = j + 1 on (next bin, g[j]], or on [0, g[j]] for the last */
+			u64 lo, hi = g[j] >= INF_BIN ? INF_BIN - 1 : g[j];
+			double m;
+
+			while (j + 1 < cnt && g[j + 1] == g[j])
+				j++;
+			m = (double)(j + 1);
+			lo = j + 1 < cnt ? (u64)g[j + 1] + 1 : 0;
+			if (lo > hi)
+				continue;
+			d1[lo] += m;
+			d1[hi + 1] -= m;
+			d2[lo] += m * m;
+			d2[hi + 1] -= m * m;
+			if (is_hot)
+				continue;
+			e1[lo] += m;
+			e1[hi + 1] -= m;
+			e2[lo] += m * m;
+			e2[hi + 1] -= m * m;
+		}
+	}
+	kv->s1[0] = d1[0];
+	kv->s2[0] = d2[0];
+	kv->r1[0] = e1[0];
+	kv->r2[0] = e2[0];
+	for (k = 1; k < REUSE_MRC_NBINS; k++) {
+		kv->s1[k] = kv->s1[k - 1] + d1[k];
+		kv->s2[k] = kv->s2[k - 1] + d2[k];
+		kv->r1[k] = kv->r1[k - 1] + e1[k];
+		kv->r2[k] = kv->r2[k - 1] + e2[k];
+	}
+	kv->keys = nk;
+	kv->n = n;
+	ret = 0;
+out:
+	reuse_exact__delete(re);
+	lp_map__exit(&keys);
+	free(kidx);
+	free(bin);
+	free(grp);
+	free(off);
+	free(d1);
+	free(d2);
+	free(e1);
+	free(e2);
+	free(cnts);
+	return ret;
+}
+
+/*
+ * The mean absolute error expected from the choice of keys alone at rate
+ * @rate over the sizes @pts from @min_size: sqrt(2/pi) x the standard
+ * deviation, averaged over the sizes (the MAE's own sizes).
+ */
+static double key_mae(const struct keyvar *kv, const struct reuse_mrc_point *pts, int np,
+		      double rate, u64 min_size, int hot_in)
+{
+	const double *s1 = hot_in ? kv->r1 : kv->s1, *s2 = hot_in ? kv->r2 : kv->s2;
+	double keys = hot_in ? kv->keys - kv->hot : kv->keys;
+	double sum = 0;
+	int i, cnt = 0;
+
+	for (i = 0; i < np; i++) {
+		int k = reuse_mrc__bin(pts[i].size);
+		double var;
+
+		if (pts[i].size < min_size)
+			continue;
+		var = (1 - rate) / rate * (s2[k] - s1[k] * s1[k] / keys);
+		sum += sqrt(2 / M_PI) * sqrt(var > 0 ? var : 0) / kv->n;
+		cnt++;
+	}
+	return cnt ? sum / cnt : NAN;
+}
+
+/* SHARDS at @rate with NSALTS hash salts: mean and max MAE, mean from size 1. */
+static void shards_salts(const struct reuse_exact_acc *v, u64 n, double rate,
+			 const struct reuse_exact_thread *ex, u64 footprint,
+			 double *mean, double *max, double *mean_all, double *speed,
+			 u64 *sampled)
+{
+	static struct reuse_exact_thread sh;
+	double mae, mae_all;
+	int s;
+
+	*mean = *max = *mean_all = *speed = 0;
+	for (s = 0; s < NSALTS; s++) {
+		struct reuse_exact_opts o = { .mode = REUSE_EXACT_SHARED, .gran = REUSE_GRAN_LINE,
+					      .sample_rate = rate,
+					      .salt = s ? lp_hash64(s) : 0 };
+		struct reuse_exact *re;
+		double t0, x;
+
+		mae = mae_all = NAN;
+		if (reuse_exact__new(&o, &re))
+			break;
+		t0 = cpu_s();
+		reuse_exact__access_batch(re, v, n);
+		reuse_exact__finish(re);
+		x = n / (cpu_s() - t0);
+		reuse_exact__sum(re, &sh);
+		reuse_exact__delete(re);
+		reuse_mrc__mae(&ex->mrc, &sh.mrc, (u64)ceil(1 / rate), footprint, &mae);
+		reuse_mrc__mae(&ex->mrc, &sh.mrc, 1, footprint, &mae_all);
+		*mean += mae / NSALTS;
+		*mean_all += mae_all / NSALTS;
+		*max = fmax(*max, mae);
+		*speed = fmax(*speed, x);
+		if (!s)
+			*sampled = sh.accesses;
+	}
+}
+
+/*
+ * SHARDS at each of @rates against the exact engine on one trace: MAE
+ * over NSALTS samples (salts), beside what the choice of keys alone is
+ * expected to cost; and the lowest rate that choice allows for an MAE of
+ * 0.01, measured too.
+ */
 static void accuracy(const char *name, const struct reuse_exact_acc *v, u64 n,
 		     const double *rates, int nrates)
 {
-	static struct reuse_exact_thread ex, sh;
-	double e_rate, s_rate, mae, mae_all;
-	u64 footprint;
-	int i;
+	static const double cand[] = { 0.01, 0.02, 0.05, 0.1, 0.2, 0.5 };
+	static struct reuse_exact_thread ex;
+	static struct keyvar kv;
+	static struct reuse_mrc_point pts[REUSE_MRC_NBINS];
+	double e_rate, mean, max, mean_all, speed, need = 0;
+	u64 footprint, sampled = 0;
+	int i, np, have_kv;
 
 	e_rate = run(REUSE_EXACT_SHARED, REUSE_GRAN_LINE, 0, v, n, BATCH, &ex);
 	footprint = ex.cold;
+	np = reuse_mrc__curve(&ex.mrc, footprint, pts, REUSE_MRC_NBINS);
+	have_kv = np > 0 && !key_variance(v, n, &kv);
 	printf("%-8s N=%-9llu footprint %8llu lines, exact %.1f M/s\n", name,
 	       (unsigned long long)n, (unsigned long long)footprint, e_rate / 1e6);
 	for (i = 0; i < nrates; i++) {
-		mae = mae_all = NAN;
-		s_rate = run(REUSE_EXACT_SHARED, REUSE_GRAN_LINE, rates[i], v, n, BATCH, &sh);
-		reuse_mrc__mae(&ex.mrc, &sh.mrc, (u64)ceil(1 / rates[i]), footprint, &mae);
-		reuse_mrc__mae(&ex.mrc, &sh.mrc, 1, footprint, &mae_all);
-		printf("  SHARDS rate %-5g MAE %.4f (every size from 1 line: %.4f); %llu accesses "
-		       "sampled, %.1f M/s\n", rates[i], mae, mae_all,
-		       (unsigned long long)sh.accesses, s_rate / 1e6);
+		shards_salts(v, n, rates[i], &ex, footprint, &mean, &max, &mean_all, &speed,
+			     &sampled);
+		printf("  SHARDS rate %-5g MAE mean %.4f max %.4f over %d salts (choice of keys "
+		       "alone: %.4f; from 1 line: %.4f); %llu accesses sampled, %.1f M/s\n",
+		       rates[i], mean, max, NSALTS,
+		       have_kv ? key_mae(&kv, pts, np, rates[i], (u64)ceil(1 / rates[i]), 0) : NAN,
+		       mean_all, (unsigned long long)sampled, speed / 1e6);
+	}
+	if (!have_kv)
+		return;
+	printf("  choice of keys alone, expected MAE at rate");
+	for (i = 0; i < (int)(sizeof(cand) / sizeof(cand[0])); i++) {
+		double e = key_mae(&kv, pts, np, cand[i], (u64)ceil(1 / cand[i]), 0);
+
+		printf(" %g: %.4f", cand[i], e);
+		if (!need && e <= 0.01)
+			need = cand[i];
+	}
+	putchar('\n');
+	printf("  the same with the %llu most accessed keys always sampled (weight 1):",
+	       (unsigned long long)kv.hot);
+	for (i = 0; i < (int)(sizeof(cand) / sizeof(cand[0])); i++)
+		printf(" %g: %.4f", cand[i], key_mae(&kv, pts, np, cand[i], (u64)ceil(1 / cand[i]), 1));
+	putchar('\n');
+	for (i = 0; i < nrates && need; i++)
+		if (rates[i] == need)
+			need = 0;	/* measured above */
+	if (need) {
+		shards_salts(v, n, need, &ex, footprint, &mean, &max, &mean_all, &speed, &sampled);
+		printf("  SHARDS rate %-5g MAE mean %.4f max %.4f over %d salts (the lowest rate "
+		       "above expected to meet 0.01); %.1f M/s\n", need, mean, max, NSALTS,
+		       speed / 1e6);
 	}
 	fflush(stdout);
 }

@@ -172,6 +172,43 @@ LP_TEST_TIMEOUT(test_reuse_exact_shards_mrc_close_to_exact, "reuse-exact: SHARDS
 	return TEST_OK;
 }
 
+LP_TEST(test_reuse_exact_shards_salt_draws_other_lines, "reuse-exact: another SHARDS salt samples other lines at the same rate, the same salt the same ones")
+{
+	enum { M = 20000 };
+	struct reuse_exact *re[3];
+	struct reuse_exact_res r;
+	u64 n[3] = { 0 }, both = 0, same = 0;
+	int i, k;
+
+	for (k = 0; k < 3; k++) {
+		struct reuse_exact_opts o = { .mode = REUSE_EXACT_SHARED, .gran = REUSE_GRAN_LINE,
+					      .sample_rate = 0.1, .salt = k ? 12345 : 0 };
+
+		TEST_ASSERT(!reuse_exact__new(&o, &re[k]), "new %d", k);
+	}
+	for (i = 0; i < M; i++) {
+		int in[3];
+
+		for (k = 0; k < 3; k++) {
+			TEST_ASSERT(!reuse_exact__access(re[k], 1, 64 * (u64)i, 0, &r), "i=%d", i);
+			in[k] = r.kind != REUSE_EXACT_SKIPPED;
+			n[k] += in[k];
+		}
+		both += in[0] && in[1];
+		same += in[1] == in[2];
+	}
+	/* 10% each, give or take a few standard deviations (42 lines) */
+	for (k = 0; k < 2; k++)
+		TEST_ASSERT(n[k] > 1800 && n[k] < 2200, "salt %d sampled %llu of %d", k,
+			    (unsigned long long)n[k], M);
+	/* independent draws share about 1% of the lines, not 10% */
+	TEST_ASSERT(both < 300, "%llu lines in both samples", (unsigned long long)both);
+	TEST_ASSERT(same == M, "salt 12345 drew two samples");
+	for (k = 0; k < 3; k++)
+		reuse_exact__delete(re[k]);
+	return TEST_OK;
+}
+
 LP_TEST(test_reuse_exact_shards_rejects_bad_rates, "reuse-exact: sample rates outside [0, 1] or below 2^-24 are refused")
 {
 	const double bad[] = { -0.1, 1.5, NAN, 1e-9 };
