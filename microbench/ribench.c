@@ -44,6 +44,7 @@ static long rep[RIB_NPHASE] = { 50, 40, 40, 10, 3 };
 static long len[RIB_NPHASE] = { 50000, 150000, 350000, 750000, 1550000 };
 static long inv = 100000;
 static const char *gran_arg = "address", *trace_arg;
+static int shared_cache;
 static struct mb_common opt;
 
 static const struct mb_opt opts[] = {
@@ -68,6 +69,8 @@ static const struct mb_opt opts[] = {
 	  "stores to shared_array[0..N-1] before every pass (default 100000)" },
 	{ "granularity", MB_OPT_STR, &gran_arg, 0, 0, "G",
 	  "address|line: unit of --expect's distances (default address)" },
+	{ "shared-cache", MB_OPT_FLAG, &shared_cache, 0, 0, NULL,
+	  "--expect: one cache shared by all threads (--trace's order)" },
 	{ "trace", MB_OPT_STR, &trace_arg, 0, 0, "FILE",
 	  "write every access (lociprof-trace(5), '-': stdout) instead of running" },
 	{ NULL },
@@ -487,58 +490,124 @@ static void pass_reuses(struct rib_expect *e, const char *what, int phase,
 	term(e, what, phase, passes, u - 1 + d, rib_add(e, n - c, x));
 }
 
-/* Terms of one thread's stream (the same for every thread). */
-static void rib_terms(struct rib_expect *e, int gran_line, int nthreads)
+/* The options in units: what both closed forms start from. */
+struct rib_shape {
+	uint64_t n[RIB_NPHASE], u[RIB_NPHASE], r[RIB_NPHASE];
+	uint64_t o, s, ninv, J;		/* outer, u(inv), inv, j-iterations */
+	int last;			/* the last phase with r_P > 0, or -1 */
+};
+
+/* @e emptied for @gran_line; 0 if there is no access (outer 0). */
+static int rib_shape_of(struct rib_expect *e, int gran_line, struct rib_shape *sh)
 {
-	uint64_t n[RIB_NPHASE], u[RIB_NPHASE], r[RIB_NPHASE], x, d, J = 0;
-	uint64_t o = (uint64_t)outer, s, ninv = (uint64_t)inv;
-	int p, q, last = -1;
+	int p;
 
 	memset(e, 0, sizeof(*e));
+	memset(sh, 0, sizeof(*sh));
 	e->g = gran_line ? MB_LINE / sizeof(long) : 1;
-	s = units(e, ninv);
-	if (!o)
-		return;
+	sh->o = (uint64_t)outer;
+	sh->ninv = (uint64_t)inv;
+	sh->s = units(e, sh->ninv);
+	sh->last = -1;
 	for (p = 0; p < RIB_NPHASE; p++) {
-		n[p] = (uint64_t)pass_len(len[p]);
-		u[p] = units(e, n[p]);
-		r[p] = (uint64_t)rep[p];
-		J = rib_add(e, J, r[p]);
-		if (r[p])
-			last = p;
+		sh->n[p] = (uint64_t)pass_len(len[p]);
+		sh->u[p] = units(e, sh->n[p]);
+		sh->r[p] = (uint64_t)rep[p];
+		sh->J = rib_add(e, sh->J, sh->r[p]);
+		if (sh->r[p])
+			sh->last = p;
 	}
-	J = rib_mul(e, J, o);
+	sh->J = rib_mul(e, sh->J, sh->o);
+	return sh->o != 0;
+}
+
+/*
+ * Shared cache (--shared-cache): one LRU stack over the interleaved stream
+ * of all threads in --trace's order (the round of j-iteration j of phase P
+ * is thread 0's, then 1's, .., N-1's), distances counted in that stream;
+ * no invalidation (one cache); results kept per reusing thread, as
+ * `lociprof reuse --trace --shared-cache` keeps them. Thread t, exactly:
+ *
+ * Private array P of thread t (only t touches it): cold u_P, the
+ * distance-0 line reuses as above, and pass_reuses with
+ *  - within the phase: outer (r_P - 1) passes; between two of t's passes
+ *    the other N - 1 threads' j-iterations of P and t's own shared stores:
+ *    X = N inv + (N - 1) n_P, D = s + (N - 1) u_P;
+ *  - across outer iterations: outer - 1 passes; between them the rest of
+ *    t's last round of P, every thread's j-iterations of every other phase
+ *    and the start of the first round of P:
+ *    X = inv + (N - 1)(inv + n_P) + N sum_{Q != P} r_Q (inv + n_Q),
+ *    D = s + (N - 1) u_P + N sum_{Q != P, r_Q > 0} u_Q.
+ *  (N = 1: the private terms.)
+ *
+ * shared_array: distance-0 line reuses J (inv - s) per thread; cold s, all
+ * of it thread 0's (the stream's first j-iteration). Every other
+ * j-iteration's first store to a unit reuses the store of the j-iteration
+ * just before it in the stream, whose private pass is all that lies in
+ * between besides the shared stores: if that pass was over array Q,
+ * stack = s - 1 + u_Q, time = inv - g + n_Q (pass_reuses with X = n_Q,
+ * D = u_Q). For t >= 1 the j-iteration before is thread t-1's of the same
+ * round: outer r_P passes with Q = P. For thread 0 it is thread N-1's of
+ * the round before (Q = P) or, in the first round of a phase, the last
+ * round of the phase before (cyclically; none before the very first):
+ * outer r_Q - (Q is the last non-empty phase) passes with each Q, the
+ * 1-thread terms. With N >= 2 these reuses are all of another thread's
+ * store (cross-thread): (J - 1) s for thread 0, J s for the others.
+ */
+/*
+ * Terms of thread @t's stream: in its private caches (@shared 0: the same
+ * for every thread) or in the cache all @nthreads threads share; @cross:
+ * how many of its reuses are of another thread's access.
+ */
+static void rib_terms(struct rib_expect *e, int gran_line, int nthreads, int shared, int t,
+		      uint64_t *cross)
+{
+	struct rib_shape sh;
+	const uint64_t *n = sh.n, *u = sh.u, *r = sh.r;
+	uint64_t x, d, o, s, ninv, J, N = (uint64_t)nthreads;
+	uint64_t M = shared ? N : 1;	/* threads whose passes share the stack */
+	int p, q, last;
+
+	*cross = 0;
+	if (!rib_shape_of(e, gran_line, &sh))
+		return;
+	o = sh.o, s = sh.s, ninv = sh.ninv, J = sh.J, last = sh.last;
 	for (p = 0; p < RIB_NPHASE; p++) {
 		if (!r[p] || !n[p])
 			continue;
 		term(e, "cold", p, u[p], 0, 0);
 		term(e, "same line", p, rib_mul(e, rib_mul(e, o, r[p]), n[p] - u[p]), 0, 0);
-		pass_reuses(e, "next j-iteration", p, rib_mul(e, o, r[p] - 1), n[p], ninv, s);
-		x = ninv;
-		d = s;
+		pass_reuses(e, "next j-iteration", p, rib_mul(e, o, r[p] - 1), n[p],
+			    rib_add(e, rib_mul(e, M, ninv), rib_mul(e, M - 1, n[p])),
+			    s + rib_mul(e, M - 1, u[p]));
+		x = rib_add(e, ninv, rib_mul(e, M - 1, ninv + n[p]));
+		d = s + rib_mul(e, M - 1, u[p]);
 		for (q = 0; q < RIB_NPHASE; q++) {
 			if (q == p || !r[q])
 				continue;
-			x = rib_add(e, x, rib_mul(e, r[q], ninv + n[q]));
-			d += u[q];
+			x = rib_add(e, x, rib_mul(e, rib_mul(e, M, r[q]), ninv + n[q]));
+			d = rib_add(e, d, rib_mul(e, M, u[q]));
 		}
 		pass_reuses(e, "next outer iteration", p, o - 1, n[p], x, d);
 	}
 	if (!ninv || !J)
 		return;
-	term(e, "cold", -1, s, 0, 0);
+	if (!shared || t == 0)
+		term(e, "cold", -1, s, 0, 0);
 	term(e, "same line", -1, rib_mul(e, J, ninv - s), 0, 0);
-	if (nthreads >= 2) {
+	if (!shared && N >= 2) {
 		term(e, "invalidation", -1, rib_mul(e, J - 1, s), 0, 0);
 		return;
 	}
 	for (p = 0; p < RIB_NPHASE; p++) {
 		if (!r[p])
 			continue;
-		/* the j-iteration before the next one was of phase p */
-		pass_reuses(e, "next j-iteration", -1, rib_mul(e, o, r[p]) - (p == last),
+		/* the j-iteration before this one in the stream was of phase p */
+		pass_reuses(e, "next j-iteration", -1, rib_mul(e, o, r[p]) - (t == 0 && p == last),
 			    ninv, n[p], u[p]);
 	}
+	if (N >= 2)
+		*cross = rib_mul(e, J - (t == 0), s);
 }
 
 static void rib_hist_of(struct rib_expect *e, struct rib_hist *h)
@@ -594,31 +663,43 @@ static const char *phase_name(int p)
 
 static void expect(int gran_line)
 {
-	static struct rib_expect e;
-	struct rib_hist h, sum;
+	static struct rib_expect e[MB_MAX_THREADS];
+	static struct rib_hist h[MB_MAX_THREADS];
 	uint64_t nt = (uint64_t)opt.threads, inv_units, J = 0;
+	uint64_t cross[MB_MAX_THREADS] = { 0 }, xsum = 0;
+	int nterm = shared_cache ? opt.threads : 1;	/* private: alike for all */
+	struct rib_hist sum;
 	struct mb_json j;
-	int i, k;
+	int i, k, overflow = 0;
 
-	rib_terms(&e, gran_line, opt.threads);
-	rib_hist_of(&e, &h);
-	memset(&sum, 0, sizeof(sum));
-	for (k = 0; k < 65; k++) {
-		sum.stack[k] = rib_mul(&e, h.stack[k], nt);
-		sum.time[k] = rib_mul(&e, h.time[k], nt);
+	for (i = 0; i < nterm; i++) {
+		rib_terms(&e[i], gran_line, opt.threads, shared_cache, i, &cross[i]);
+		rib_hist_of(&e[i], &h[i]);
 	}
-	sum.reuses = rib_mul(&e, h.reuses, nt);
-	sum.cold = rib_mul(&e, h.cold, nt);
-	sum.inval = rib_mul(&e, h.inval, nt);
-	sum.accesses = rib_mul(&e, h.accesses, nt);
-	/* uses invalidated: s (N J - 1) (see the derivation) */
-	inv_units = units(&e, (uint64_t)inv);
+	memset(&sum, 0, sizeof(sum));
+	for (i = 0; i < opt.threads; i++) {
+		const struct rib_hist *t = &h[shared_cache ? i : 0];
+
+		for (k = 0; k < 65; k++) {
+			sum.stack[k] = rib_add(&e[0], sum.stack[k], t->stack[k]);
+			sum.time[k] = rib_add(&e[0], sum.time[k], t->time[k]);
+		}
+		sum.reuses = rib_add(&e[0], sum.reuses, t->reuses);
+		sum.cold = rib_add(&e[0], sum.cold, t->cold);
+		sum.inval = rib_add(&e[0], sum.inval, t->inval);
+		sum.accesses = rib_add(&e[0], sum.accesses, t->accesses);
+		xsum = rib_add(&e[0], xsum, cross[shared_cache ? i : 0]);
+	}
+	/* uses invalidated (private caches): s (N J - 1) (see the derivation) */
+	inv_units = units(&e[0], (uint64_t)inv);
 	for (i = 0; i < RIB_NPHASE; i++)
-		J = rib_add(&e, J, (uint64_t)rep[i]);
-	J = rib_mul(&e, J, (uint64_t)outer);
-	if (nt >= 2 && J && inv_units)
-		sum.invalidated = rib_mul(&e, inv_units, rib_mul(&e, nt, J) - 1);
-	if (e.overflow) {
+		J = rib_add(&e[0], J, (uint64_t)rep[i]);
+	J = rib_mul(&e[0], J, (uint64_t)outer);
+	if (!shared_cache && nt >= 2 && J && inv_units)
+		sum.invalidated = rib_mul(&e[0], inv_units, rib_mul(&e[0], nt, J) - 1);
+	for (i = 0; i < nterm; i++)
+		overflow |= e[i].overflow;
+	if (overflow) {
 		fprintf(stderr, "ribench: error: parameters too large: counts overflow 64 bits\n");
 		mb_usage(&info, stderr);
 		exit(MB_EXIT_USAGE);
@@ -628,7 +709,7 @@ static void expect(int gran_line)
 	mb_json_obj(&j, NULL);
 	mb_json_str(&j, "command", "reuse");
 	mb_json_str(&j, "benchmark", "ribench");
-	mb_json_str(&j, "mode", "private");
+	mb_json_str(&j, "mode", shared_cache ? "shared" : "private");
 	mb_json_str(&j, "granularity", gran_line ? "line" : "address");
 	mb_json_str(&j, "metric", "stack");
 	mb_json_str(&j, "order", "round-robin by j-iteration (as --trace)");
@@ -639,32 +720,44 @@ static void expect(int gran_line)
 	mb_json_int(&j, "cold", (long long)sum.cold);
 	mb_json_int(&j, "accesses", (long long)sum.accesses);
 	mb_json_int(&j, "invalidated_uses", (long long)sum.invalidated);
+	if (shared_cache)
+		mb_json_int(&j, "cross_thread", (long long)xsum);
 	mb_json_arr(&j, "per_thread");
 	for (i = 0; i < opt.threads; i++) {
+		const struct rib_hist *t = &h[shared_cache ? i : 0];
+
 		mb_json_obj(&j, NULL);
 		mb_json_int(&j, "index", i);
 		mb_json_int(&j, "tid", i);
-		json_bins(&j, "bins", h.stack, h.reuses);
-		json_bins(&j, "time_bins", h.time, h.reuses);
-		mb_json_int(&j, "reuses", (long long)h.reuses);
-		mb_json_int(&j, "invalidations", (long long)h.inval);
-		mb_json_int(&j, "cold", (long long)h.cold);
-		mb_json_int(&j, "accesses", (long long)h.accesses);
+		json_bins(&j, "bins", t->stack, t->reuses);
+		json_bins(&j, "time_bins", t->time, t->reuses);
+		mb_json_int(&j, "reuses", (long long)t->reuses);
+		mb_json_int(&j, "invalidations", (long long)t->inval);
+		mb_json_int(&j, "cold", (long long)t->cold);
+		mb_json_int(&j, "accesses", (long long)t->accesses);
+		if (shared_cache)
+			mb_json_int(&j, "cross_thread", (long long)cross[i]);
 		mb_json_obj_end(&j);
 	}
 	mb_json_arr_end(&j);
+	/* private: one thread's terms (every thread's are alike); shared: each thread's */
 	mb_json_arr(&j, "terms");
-	for (i = 0; i < e.nterms; i++) {
-		mb_json_obj(&j, NULL);
-		mb_json_str(&j, "array", phase_name(e.term[i].phase));
-		mb_json_str(&j, "what", e.term[i].what);
-		mb_json_int(&j, "count", (long long)e.term[i].count);
-		if (strcmp(e.term[i].what, "cold") && strcmp(e.term[i].what, "invalidation")) {
-			mb_json_int(&j, "stack", (long long)e.term[i].stack);
-			mb_json_int(&j, "time", (long long)e.term[i].time);
+	for (k = 0; k < nterm; k++)
+		for (i = 0; i < e[k].nterms; i++) {
+			const struct rib_term *t = &e[k].term[i];
+
+			mb_json_obj(&j, NULL);
+			if (shared_cache)
+				mb_json_int(&j, "thread", k);
+			mb_json_str(&j, "array", phase_name(t->phase));
+			mb_json_str(&j, "what", t->what);
+			mb_json_int(&j, "count", (long long)t->count);
+			if (strcmp(t->what, "cold") && strcmp(t->what, "invalidation")) {
+				mb_json_int(&j, "stack", (long long)t->stack);
+				mb_json_int(&j, "time", (long long)t->time);
+			}
+			mb_json_obj_end(&j);
 		}
-		mb_json_obj_end(&j);
-	}
 	mb_json_arr_end(&j);
 	mb_json_obj(&j, "parameters");
 	mb_json_int(&j, "threads", opt.threads);

@@ -306,10 +306,11 @@ if section tracefac; then
 	echo "## reuse's counter path on the trace-driven facility (--sampler trace=FILE): what a"
 	echo "# PEBS/IBS user gets at best. The twenty RIBench configurations (Sasongko 2022, Tables"
 	echo "# 6.5-6.7), 2 threads, --trace piped in; long-* with --outer 2 (the same phases, a fifth"
-	echo "# of the trace). Private: S against ribench --expect (closed form); shared: S against the"
-	echo "# exact engine (reuse --trace --shared-cache) on the same trace. S: stack distance,"
+	echo "# of the trace). Private: S against ribench --expect (closed form); shared (one cache for"
+	echo "# both threads, --shared-cache): S against ribench --expect --shared-cache (closed form,"
+	echo "# equal bin for bin to reuse --trace --shared-cache: test/e2e/ribench.sh). S: stack distance,"
 	echo "# T: time distance (before the footprint conversion); inv-err: |invalidation fraction"
-	echo "# error|; period 2000 accesses (short) and 20000 (long)"
+	echo "# error|; period 2000 accesses (short) and 20000 (long); goals S >= 0.95 private, 0.93 shared"
 	printf "%-24s %6s %6s %8s %6s %6s\n" config S T inv-err S-shr T-shr
 	tf() {	# tf WANT GOT: S T inv-err
 		python3 - "$1" "$2" 2> /dev/null <<'PY' || echo "- - -"
@@ -323,20 +324,22 @@ ef = e['invalidations'] / max(1, e['reuses'] + e['invalidations'])
 print('%.3f %.3f %.3f' % (S('bins'), S('time_bins'), abs(ef - l['invalidation_fraction'])))
 PY
 	}
-	sum=0; n=0; low=""
+	sum=0; ssum=0; n=0; low=""; slow=""
 	while read -r name args; do
 		case $name in ""|"#"*|ci-*) continue ;; long-*) args="$args --outer 2"; per=20000 ;; *) per=2000 ;; esac
 		"$MB/ribench" $args --expect > "$TMP/exp.json"
+		"$MB/ribench" $args --expect --shared-cache > "$TMP/x.json"
 		# piped, not stored: a long trace is gigabytes of text
 		"$MB/ribench" $args --trace /dev/stdout | "$LP" reuse -q --sampler trace=- -c $per --json "$TMP/p.json"
-		"$MB/ribench" $args --trace /dev/stdout | "$LP" reuse -q --shared-cache --trace - --json "$TMP/x.json" > /dev/null
 		"$MB/ribench" $args --trace /dev/stdout | "$LP" reuse -q --shared-cache --sampler trace=- -c $per --json "$TMP/s.json"
 		set -- $(tf "$TMP/exp.json" "$TMP/p.json") $(tf "$TMP/x.json" "$TMP/s.json")
 		printf "%-24s %6s %6s %8s %6s %6s\n" "$name" "$1" "$2" "$3" "$4" "$5"
-		sum=$(echo "$sum + $1" | bc); n=$((n + 1))
+		sum=$(echo "$sum + $1" | bc); ssum=$(echo "$ssum + $4" | bc); n=$((n + 1))
 		python3 -c "import sys; sys.exit(0 if float('$1') >= 0.95 else 1)" 2> /dev/null || low="$low $name"
+		python3 -c "import sys; sys.exit(0 if float('$4') >= 0.93 else 1)" 2> /dev/null || slow="$slow $name"
 	done < "$MB/ribench-configs.txt"
 	echo "# mean S (private) $(echo "scale=3; $sum / $n" | bc) over $n configurations; below 0.95:${low:- none}"
+	echo "# mean S (shared) $(echo "scale=3; $ssum / $n" | bc); below 0.93:${slow:- none}"
 	echo
 	echo "## the same at --granularity line (distances in distinct 64-byte lines, spatial reuse"
 	echo "# seen by a second register on the next chunk of the sampled line) against ribench"
@@ -355,6 +358,72 @@ PY
 		set -- $(tf "$TMP/exp.json" "$TMP/p.json") $(tf "$TMP/exp.json" "$TMP/q.json")
 		printf "%-24s %6s %6s %6s\n" "$name" "$1" "$2" "$4"
 	done
+fi
+
+if section kernels; then
+	echo
+	echo "## ground truth from real code: test/data/kernels (cc -O2 -static, default sizes: sweep"
+	echo "# 80 passes over 96 KiB, stencil 10 double sweeps of two 130x130 grids, chase 1M steps"
+	echo "# over 8192 lines) under valgrind. D1/LL data miss rates, %: cachegrind (set-associative"
+	echo "# LRU, --D1=49152,12,64 --LL=1048576,16,64), lociprof reuse --granularity line with the"
+	echo "# geometry cachegrind reports, SDCM: exact (reuse --trace on the lackey log) and the trace"
+	echo "# facility (--sampler trace= on the same log) at periods 101 and 1009, seeds 1-3 (min max);"
+	echo "# goal: within 1.5 points of cachegrind on every level (issue 22, item 6)"
+	if ! command -v valgrind > /dev/null 2>&1; then
+		echo "# not measured: valgrind is not installed (make deps)"
+	else
+		printf "%-8s %-3s %7s %7s %15s %15s %7s\n" kernel lvl cg exact "trace-101" "trace-1009" "samples"
+		for k in sweep stencil chase; do
+			cc -O2 -static -o "$TMP/$k" test/data/kernels/$k.c
+			valgrind --tool=lackey --trace-mem=yes --log-file="$TMP/$k.log" "$TMP/$k"
+			valgrind --tool=cachegrind --cache-sim=yes --I1=32768,8,64 --D1=49152,12,64 \
+				--LL=1048576,16,64 --cachegrind-out-file="$TMP/$k.cg" "$TMP/$k" > /dev/null 2>&1
+			spec=$(python3 - "$TMP/$k.cg" <<'PY'
+import re, sys
+g = {}
+for l in open(sys.argv[1]):
+    m = re.match(r'desc: (D1|LL) cache:\s+(\d+) B, (\d+) B, (\d+)-way', l)
+    if m:
+        g[m.group(1)] = (int(m.group(2)) // 1024, int(m.group(4)))
+print('L1=%dK:%d,L2=%dK:%d' % (g['D1'] + g['LL']))
+PY
+)
+			"$LP" reuse -q --trace "$TMP/$k.log" --granularity line --cache "$spec" --json "$TMP/$k.x.json" > /dev/null
+			for c in 101 1009; do
+				for s in 1 2 3; do
+					"$LP" reuse -q --sampler trace="$TMP/$k.log" -c $c --seed $s --granularity line \
+						--cache "$spec" --json "$TMP/$k.t$c.$s.json" > /dev/null
+				done
+			done
+			python3 - "$TMP" "$k" <<'PY'
+import json, sys
+t, k = sys.argv[1:3]
+ev = sm = None
+for l in open('%s/%s.cg' % (t, k)):
+    if l.startswith('events:'): ev = l.split()[1:]
+    if l.startswith('summary:'): sm = [int(x) for x in l.split()[1:]]
+c = dict(zip(ev, sm)); d = c['Dr'] + c['Dw']
+cg = {'L1': (c['D1mr'] + c['D1mw']) / d, 'L2': (c['DLmr'] + c['DLmw']) / d}
+def miss(p):
+    h = {x['name']: x['hit'] for x in json.load(open(p))['hit_rates']}
+    return {n: None if h.get(n) is None else 1 - h[n] for n in ('L1', 'L2')}
+x = miss('%s/%s.x.json' % (t, k))
+f = lambda v: '-' if v is None else '%.2f' % (100 * v)
+for n, lv in (('L1', 'D1'), ('L2', 'LL')):
+    cols = []
+    for per in (101, 1009):
+        v = [miss('%s/%s.t%d.%d.json' % (t, k, per, s))[n] for s in (1, 2, 3)]
+        v = [e for e in v if e is not None]
+        cols.append('%s..%s' % (f(min(v)), f(max(v))) if v else '-')
+    smp = json.load(open('%s/%s.t101.1.json' % (t, k)))['samples']
+    print('%-8s %-3s %7s %7s %15s %15s %7d' % (k, lv, f(cg[n]), f(x[n]), cols[0], cols[1], smp))
+PY
+		done
+		echo "# samples: at -c 101 (a tenth at 1009). The exact engine meets the goal (the model and"
+		echo "# the units are right); the facility's spread over seeds is the estimator's: a long"
+		echo "# reuse needs its watch to survive the samples taken before it comes, and with 4"
+		echo "# registers (2 per line watch) few do, each then weighing for many"
+	fi
 fi
 
 if section lossy; then

@@ -50,6 +50,22 @@ for g in address line; do
 			fail "zstd lackey log vs native trace, $g" "$r"
 	fi
 done
+# the trace-driven sampler reads a lackey log as the same accesses too
+for f in n.txt l.log; do
+	"$LOCIPROF" reuse -q --sampler trace="$TMP/$f" -c 101 --granularity line --json "$TMP/$f.t.json" \
+		> /dev/null 2> "$TMP/err" || fail "reuse --sampler trace=$f" "$(head -c 300 "$TMP/err")"
+done
+r=$(python3 -c "
+import json,sys
+a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2]))
+key=lambda bins: [(x['lo'], x['hi'], round(x['count'], 6)) for x in bins]
+ok = a['samples'] > 100 and all(a[k] == b[k] for k in ('samples', 'watches', 'traps', 'reuses', 'cold')) and \
+     key(a['bins']) == key(b['bins'])
+print('same' if ok else 'samples %s/%s traps %s/%s' % (a['samples'], b['samples'], a['traps'], b['traps']))" \
+	"$TMP/l.log.t.json" "$TMP/n.txt.t.json")
+[ "$r" = same ] && ok "--sampler trace= on a lackey log: the same samples, traps and histogram as on its native trace" ||
+	fail "--sampler trace= on a lackey log vs its native trace" "$r"
+
 # a lackey log with a line of something else fails naming the line
 { head -20 "$TMP/l.log"; echo "hello"; } > "$TMP/bad.log"
 "$LOCIPROF" reuse --trace "$TMP/bad.log" > /dev/null 2> "$TMP/err"; rc=$?

@@ -281,6 +281,85 @@ else
 	fail "random small configurations" "$(echo "$out" | tail -n 1)"
 fi
 
+# --- shared cache: --expect --shared-cache is the exact engine's answer -----
+# One LRU stack over --trace's interleaved stream (reuse --trace
+# --shared-cache): bins, time bins, counts and every thread's histograms
+# equal, bin for bin, on the 20 ci- configurations and 40 random small ones
+# (1-3 threads, odd lengths, empty phases), both granularities.
+cat >"$TMP/shared.py" <<'PY'
+import json, random, subprocess, sys
+lp, rb, tmp, conf = sys.argv[1:5]
+key = lambda bins: [(x['lo'], x['hi'], x['count']) for x in bins if x['count'] > 0]
+def differ(a):
+    subprocess.run([rb] + a + ['--trace', tmp + '/s.trace'], check=True)
+    for g in ('address', 'line'):
+        e = json.loads(subprocess.run([rb] + a + ['--expect', '--shared-cache', '--granularity', g],
+                                      check=True, capture_output=True).stdout)
+        subprocess.run([lp, 'reuse', '-q', '--trace', tmp + '/s.trace', '--shared-cache',
+                        '--granularity', g, '--json', tmp + '/s.json'], check=True,
+                       stdout=subprocess.DEVNULL)
+        x = json.load(open(tmp + '/s.json'))
+        if e['mode'] != 'shared':
+            return g + ': mode ' + e['mode']
+        for k in ('reuses', 'cold', 'invalidations', 'cross_thread'):
+            if e[k] != x[k]:
+                return '%s: %s %s, exact %s' % (g, k, e[k], x[k])
+        for k in ('bins', 'time_bins'):
+            if key(e[k]) != key(x[k]):
+                return '%s %s: %r != exact %r' % (g, k, key(e[k]), key(x[k]))
+        xt = {t['tid']: t for t in x['per_thread']}
+        for t in e['per_thread']:
+            o = xt.get(t['tid'])
+            if o is None and t['reuses'] + t['cold'] == 0:
+                continue	# no access: not in the trace
+            if o is None or any(t[k] != o[k] for k in ('reuses', 'cold', 'cross_thread')) or \
+               key(t['bins']) != key(o['bins']) or key(t['time_bins']) != key(o['time_bins']):
+                return '%s: thread %d differs' % (g, t['tid'])
+    return None
+bad, n = [], 0
+for l in open(conf):
+    w = l.split()
+    if w and w[0].startswith('ci-'):
+        n += 1
+        r = differ(w[1:])
+        if r:
+            bad.append(w[0] + ' ' + r)
+random.seed(54321)
+for it in range(40):
+    a = ['--threads', str(random.randint(1, 3)), '--outer', str(random.randint(0, 3)),
+         '--inv', str(random.choice([0, 1, 7, 8, 9, 17]))]
+    for p in 'abcde':
+        a += ['--' + p, str(random.randint(0, 3)), '--' + p + '1', str(random.choice([0, 1, 2, 5, 8, 9, 16, 17, 30]))]
+    n += 1
+    r = differ(a)
+    if r:
+        bad.append(' '.join(a) + ' ' + r)
+assert n == 60, '%d configurations' % n
+assert not bad, '%d of %d differ, e.g. %s' % (len(bad), n, bad[0])
+PY
+if out=$(python3 "$TMP/shared.py" "$LOCIPROF" "$RB" "$TMP" "$CONF" 2>&1); then
+	ok "--expect --shared-cache = reuse --trace --shared-cache bin for bin (20 ci- + 40 random configurations x 2 granularities)"
+else
+	fail "--expect --shared-cache vs the exact shared engine" "$(echo "$out" | tail -n 1)"
+fi
+# shared differs from private where it should: a thread's own passes are
+# farther apart (the other thread's pass in between), and the shared stores
+# are reuses across threads, not invalidations
+opts=$(awk '$1 == "ci-short-bell-case2" { $1 = ""; print }' "$CONF")
+"$RB" $opts --expect >"$TMP/pp.json"; "$RB" $opts --expect --shared-cache >"$TMP/ps.json"
+if out=$(python3 - "$TMP/pp.json" "$TMP/ps.json" <<'PY' 2>&1
+import json, sys
+p, s = (json.load(open(f)) for f in sys.argv[1:3])
+assert p['mode'] == 'private' and s['mode'] == 'shared', (p['mode'], s['mode'])
+assert p['invalidations'] > 0 and s['invalidations'] == 0 and s['cross_thread'] > 0
+assert s['accesses'] == p['accesses'] and s['cold'] < p['cold']
+assert s['reuses'] + s['cold'] == s['accesses']
+within = lambda d: sorted(t['stack'] for t in d['terms'] if t['what'] == 'next j-iteration' and t['array'] == 'e')
+assert within(s)[0] > within(p)[0], (within(p), within(s))
+PY
+); then ok "--shared-cache: no invalidations, cross-thread reuses, a thread's passes farther apart"
+else fail "--expect --shared-cache vs private" "$(echo "$out" | tail -n 1)"; fi
+
 # --- granularity: line differs from address where it should -----------------
 # ci-short-bell-case2: n_a = 26 elements = 3 full lines + 2 elements, inv =
 # 50 = 7 lines. Per pass over n elements, n - ceil(n/8) line reuses have
