@@ -342,7 +342,7 @@ if section lossy; then
 	echo "# the run's own order (false-sharing --order: TSC-stamped adds, 300000 per thread,"
 	echo "# under comdetect), with its misses; err: |live - sim|; medians of $RUNS runs"
 	ff() { python3 -c "import json,sys; print('%.3f' % json.load(open(sys.argv[1]))['false_fraction'])" "$1"; }
-	med() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+	med() { sort -n | awk '{a[NR]=$0} END {print a[int((NR+1)/2)]}'; }
 	printf "%-8s %5s %6s %6s %6s %6s %6s %13s\n" threads F sim trace live apart err "run (misses)"
 	for t in 2 4; do
 		for f in 0.1 0.3 0.5 0.7 0.9; do

@@ -5,11 +5,11 @@
 # MESI simulator on the same traces (lociprof coherence): matrix
 # similarity, false-sharing fraction, top-10 line coverage and false
 # positives, as lociprof compare reports them. The floor is the goal
-# (S >= 0.95); over 5 seeds each (`make bench`, section lossy) the
-# lowest S measured was 0.959 (point-to-point, 6 threads), 0.966
-# (read-write): a trace holds the run's real addresses, so the board's
-# hashing, the lanes and with them the samples' luck change from run to
-# run.
+# (S >= 0.95); with comdetect's default 4 lanes the lowest S measured
+# was 0.952 (read-write, 10 traces: 0.952-0.962; --lanes 8:
+# 0.961-0.971), the others 0.959 or more (5 seeds each): a trace holds the run's real addresses,
+# so the board's hashing, the lanes and with them the samples' luck
+# change from run to run.
 . "$(dirname "$0")/lib.sh"
 MB=$TOP/microbench
 
