@@ -70,11 +70,15 @@ static void cd_delete(void *opts)
 
 #define CD(f) offsetof(struct an_comdetect, cfg.f)
 static const struct lp_opt cd_opts[] = {
-	{ "board", 'b', "N", "bulletin-board entries (default 127)", LP_OPT_INT, CD(board_size),
-	  1, 1 << 20, .flags = LP_OPT_CFG },
+	{ "board", 'b', "N", "bulletin-board entries (default and 0: 127 per lane)", LP_OPT_INT, CD(board_size),
+	  0, 1 << 20, .flags = LP_OPT_CFG },
 	{ "debug-registers", 'd', "N", "watchpoints a thread arms per line (1-4, default 4)",
 	  LP_OPT_INT, CD(max_dr), 1, 4, .flags = LP_OPT_CFG },
-	{ "seed", 0, "N", "seed of the random chunk choice (default 0)", LP_OPT_U64, CD(seed),
+	{ "lanes", 0, "N", "sample lanes: each sample looks up and publishes in one at random (1-16, default 4)",
+	  LP_OPT_INT, CD(lanes), 1, COMDETECT_MAX_LANES, .flags = LP_OPT_CFG },
+	{ "count-apart", 0, NULL, "count lookups between threads that did not run together (a time slice apart)",
+	  LP_OPT_FLAG, CD(count_apart), .flags = LP_OPT_CFG },
+	{ "seed", 0, "N", "seed of the random lane and chunk choice (default 0)", LP_OPT_U64, CD(seed),
 	  .flags = LP_OPT_CFG },
 	{ NULL },
 };

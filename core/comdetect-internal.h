@@ -13,6 +13,10 @@
 #define CD_MAX_CPUS	(1u << 16)
 #define CD_NO_CPU	(~0u)
 #define CD_PROBE	8	/* board slots probed per line */
+#define CD_BOARD_PER_LANE 127	/* default board entries per sample lane */
+#define CD_RUN_GAP	2.0	/* running: an interval of at most this x tau */
+#define CD_TAU_OUTLIER	4.0	/* intervals beyond this x tau are descheduling */
+#define CD_TAU_RESET	8	/* ... unless this many in a row: a new rate */
 
 struct cd_entry {		/* one BulletinBoard entry */
 	u64 line, addr, ip;
@@ -23,6 +27,7 @@ struct cd_entry {		/* one BulletinBoard entry */
 	u8 len, kind;
 	u8 used;
 	u8 touched;		/* its access is already in the line's touches */
+	u8 lane;		/* the sample lane it was published in */
 	u64 seen;		/* threads (index mod 64) that sampled the line since */
 };
 
@@ -34,7 +39,7 @@ struct cd_slot {
 /* What a thread's armed watchpoints watch: all on one line (Sasongko 2022). */
 struct cd_watch {
 	u8 active;
-	u8 pub_len, pub_kind, pub_touched;
+	u8 pub_len, pub_kind, pub_touched, pub_lane;
 	u32 pub, pub_cpu;
 	int ndr;		/* D: registers armed on this line */
 	u64 line, pub_addr, pub_ip, pub_seq;
@@ -48,6 +53,9 @@ struct cd_thread {
 	u64 nsamples, nstores;	/* epochs */
 	u64 seq_cur, seq_prev;	/* global seq of this and the previous sample */
 	u64 store_seq_cur, store_seq_prev;
+	u64 t_last;		/* time of its latest sample */
+	double tau;		/* its usual time between samples (0: unknown) */
+	u32 long_gaps;		/* consecutive intervals > CD_TAU_OUTLIER x tau */
 	struct cd_watch w;
 	struct cd_slot slot[COMDETECT_MAX_SLOTS];
 	/*

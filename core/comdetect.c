@@ -22,12 +22,13 @@ static int overlaps(u64 a, u64 alen, u64 b, u64 blen)
 void comdetect__config_init(struct comdetect_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
-	cfg->board_size = 127;
+	cfg->board_size = 0;	/* CD_BOARD_PER_LANE x lanes */
 	cfg->nslots = 4;
 	cfg->max_dr = 4;
 	cfg->line_size = LP_CACHE_LINE;
 	cfg->expire = 2;
 	cfg->max_lines = 1024;
+	cfg->lanes = 4;
 	cfg->seed = 0x6c6f6369ull;	/* "loci" */
 }
 
@@ -37,13 +38,11 @@ static int cd_config_fill(struct comdetect_config *c,
 	struct comdetect_config def;
 
 	comdetect__config_init(&def);
-	if (!in) {
-		*c = def;
-		return 0;
-	}
-	*c = *in;
-	if (!c->board_size)
-		c->board_size = def.board_size;
+	*c = in ? *in : def;
+	if (!c->lanes)
+		c->lanes = def.lanes;
+	if (!c->board_size)	/* each lane holds as many lines as one board */
+		c->board_size = CD_BOARD_PER_LANE * c->lanes;
 	if (!c->nslots)
 		c->nslots = def.nslots;
 	if (!c->max_dr)
@@ -60,6 +59,7 @@ static int cd_config_fill(struct comdetect_config *c,
 	    c->nslots < 1 || c->nslots > COMDETECT_MAX_SLOTS ||
 	    c->max_dr < 1 || c->expire < 1 ||
 	    c->max_lines < 1 || c->max_lines > (1 << 24) ||
+	    c->lanes < 1 || c->lanes > COMDETECT_MAX_LANES ||
 	    c->line_size < 16 || c->line_size > 512 ||
 	    (c->line_size & (c->line_size - 1)))
 		return -EINVAL;
@@ -288,9 +288,10 @@ static void cd_line_touch(struct comdetect *cd, struct comdetect_line *l,
 
 /* ---- BulletinBoard ---------------------------------------------------- */
 
-static u32 cd_board_hash(struct comdetect *cd, u64 line)
+/* A line's entries in different lanes are different keys (line + lane). */
+static u32 cd_board_hash(struct comdetect *cd, u64 line, u8 lane)
 {
-	return lp_hash64(line) % (u64)cd->cfg.board_size;
+	return lp_hash64(line + lane) % (u64)cd->cfg.board_size;
 }
 
 /*
@@ -303,15 +304,15 @@ static u32 cd_probe_len(struct comdetect *cd)
 	return cd->cfg.board_size < CD_PROBE ? cd->cfg.board_size : CD_PROBE;
 }
 
-static struct cd_entry *cd_board_find(struct comdetect *cd, u64 line)
+static struct cd_entry *cd_board_find(struct comdetect *cd, u64 line, u8 lane)
 {
-	u32 n = cd->cfg.board_size, h = cd_board_hash(cd, line), i;
+	u32 n = cd->cfg.board_size, h = cd_board_hash(cd, line, lane), i;
 	u32 w = cd_probe_len(cd);
 
 	for (i = 0; i < w; i++, h = (h + 1 == n) ? 0 : h + 1) {
 		if (!cd->board[h].used)
 			return NULL;
-		if (cd->board[h].line == line)
+		if (cd->board[h].line == line && cd->board[h].lane == lane)
 			return &cd->board[h];
 	}
 	return NULL;
@@ -338,10 +339,10 @@ static int cd_entry_replaceable(struct comdetect *cd, const struct cd_thread *t,
 
 static void cd_publish(struct comdetect *cd, struct cd_thread *t,
 		       struct cd_entry *e, const struct lp_sample *s, u64 line,
-		       u64 len)
+		       u8 lane, u64 len)
 {
 	if (!e) {
-		u32 n = cd->cfg.board_size, h = cd_board_hash(cd, line);
+		u32 n = cd->cfg.board_size, h = cd_board_hash(cd, line, lane);
 		u32 i, w = cd_probe_len(cd);
 		struct cd_entry *old = NULL;
 
@@ -364,6 +365,7 @@ static void cd_publish(struct comdetect *cd, struct cd_thread *t,
 	}
 	e->used = 1;
 	e->line = line;
+	e->lane = lane;
 	e->addr = s->addr;
 	e->len = len > 255 ? 255 : len;
 	e->kind = s->kind;
@@ -375,6 +377,45 @@ static void cd_publish(struct comdetect *cd, struct cd_thread *t,
 	e->touched = cd_line_find(cd, line) != NULL;
 	e->seen = 1ull << (e->pub & 63);
 	cd->st.publishes++;
+}
+
+/* ---- running together --------------------------------------------------- */
+
+/* Was @t running (sampling at its usual rate) at @now? */
+static int cd_running(const struct cd_thread *t, u64 now)
+{
+	return t->tau > 0 && now >= t->t_last &&
+	       (double)(now - t->t_last) <= CD_RUN_GAP * t->tau;
+}
+
+/*
+ * Did @me run through the interval that ends with this sample, and is
+ * @pub running now? A lookup across a descheduling gap (threads time-
+ * sliced on one CPU) stands for one line transfer per turn, not for a
+ * period's worth: it is not counted (Documentation/algorithms.md).
+ */
+static int cd_together(const struct cd_thread *me, const struct cd_thread *pub,
+		       u64 now)
+{
+	return cd_running(me, now) && cd_running(pub, now);
+}
+
+/* After @t's sample at @now: its usual interval, skipping gaps. */
+static void cd_tau_update(struct cd_thread *t, u64 now)
+{
+	double dt;
+
+	if (t->nsamples > 1 && now >= t->t_last) {
+		dt = (double)(now - t->t_last);
+		if (!t->tau || ++t->long_gaps >= CD_TAU_RESET) {
+			t->tau = dt;
+			t->long_gaps = 0;
+		} else if (dt <= CD_TAU_OUTLIER * t->tau) {
+			t->tau += (dt - t->tau) / 8;
+			t->long_gaps = 0;
+		}
+	}
+	t->t_last = now;
 }
 
 /* ---- communication ---------------------------------------------------- */
@@ -521,6 +562,7 @@ static int cd_try_arm(struct comdetect *cd, struct cd_thread *t,
 	t->w.pub_cpu = e->cpu;
 	t->w.pub_seq = e->seq;
 	t->w.pub_touched = e->touched;
+	t->w.pub_lane = e->lane;
 	t->w.armed_epoch = t->nsamples;
 	t->w.ndr = cd->ndr;
 	t->w.period = period;
@@ -536,6 +578,7 @@ static int cd_sample(struct comdetect *cd, const struct lp_sample *s,
 	struct cd_thread *t;
 	struct cd_entry *e;
 	int is_store, err;
+	u8 lane;
 	u32 me;
 
 	cd->st.samples++;
@@ -570,8 +613,13 @@ static int cd_sample(struct comdetect *cd, const struct lp_sample *s,
 	len = s->size ? s->size : 1;
 	period = cd->cfg.period ? cd->cfg.period : s->period ? s->period : 1;
 
-	e = cd_board_find(cd, line);
-	if (e && e->pub != me && !(e->seen & (1ull << (me & 63)))) {
+	lane = cd->cfg.lanes > 1 ? cd_rand(cd) % cd->cfg.lanes : 0;
+	e = cd_board_find(cd, line, lane);
+	if (e && e->pub != me && !(e->seen & (1ull << (me & 63))) &&
+	    !cd_together(t, &cd->thr[e->pub], s->time) &&
+	    (cd->st.hits_apart++, !cd->cfg.count_apart)) {
+		e->seen |= 1ull << (me & 63);
+	} else if (e && e->pub != me && !(e->seen & (1ull << (me & 63)))) {
 		int is_true = overlaps(s->addr, len, e->addr, e->len);
 
 		err = cd_communicate(cd, e->pub, me, e->cpu, s->cpu, line,
@@ -598,8 +646,9 @@ static int cd_sample(struct comdetect *cd, const struct lp_sample *s,
 		cd_line_touch(cd, l, me, s->addr, len, s->kind,
 			      COMDETECT_SRC_SAMPLE, s->ip);
 
+	cd_tau_update(t, s->time);
 	if (is_store)
-		cd_publish(cd, t, e, s, line, len);
+		cd_publish(cd, t, e, s, line, lane, len);
 	return 0;
 }
 
@@ -649,7 +698,7 @@ static int cd_trap(struct comdetect *cd, const struct lp_trap *tr,
 	cd->st.trap_hits++;
 
 	l = cd_line_find(cd, w->line);
-	e = cd_board_find(cd, w->line);
+	e = cd_board_find(cd, w->line, w->pub_lane);
 	if (e && e->seq != w->pub_seq)
 		e = NULL;
 	if (!(e ? e->touched : w->pub_touched)) {

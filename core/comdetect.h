@@ -25,6 +25,16 @@
  *   (Documentation/algorithms.md: where this departs from Algorithm 1 and
  *   what it measured). True sharing iff [M1, M1+len1) overlaps
  *   [M2, M2+len2), false otherwise.
+ *   The hit counts only if both threads were running: the looker's time
+ *   since its previous sample and the time since the publisher's latest
+ *   sample are each at most CD_RUN_GAP x that thread's usual interval
+ *   (tau, an average of its intervals that skips descheduling gaps);
+ *   otherwise the entry is marked seen and stats.hits_apart counts it
+ *   (@count_apart: counted as a hit too).
+ * - Lanes: each sample looks up and publishes in one of @lanes lanes
+ *   chosen at random (a line's entry per lane); a fixed period makes the
+ *   threads' samples alternate more regularly than their accesses, which
+ *   random thinning undoes (Documentation/algorithms.md).
  * - Publishing (stores only): T's store replaces its line's entry (the
  *   line's latest sampled store, seen by T alone). A new line lives within
  *   8 slots of its hash; when those are full the oldest of them is evicted
@@ -57,19 +67,22 @@
 #include "core/analysis.h"
 
 #define COMDETECT_MAX_SLOTS	16	/* debug registers per thread we track */
+#define COMDETECT_MAX_LANES	16	/* sample lanes (config lanes) */
 #define COMDETECT_WP_LEN	8	/* M: bytes per watchpoint */
 #define COMDETECT_LINE_TOUCHES	16	/* per-line (thread, range, kind) kept */
 #define COMDETECT_LINE_IPS	16	/* per-line IPs kept */
 
 /* Zero fields take their default (comdetect__config_init). */
 struct comdetect_config {
-	int board_size;		/* BulletinBoard entries, default 127 */
+	int board_size;		/* BulletinBoard entries, default 127 x lanes */
 	int nslots;		/* debug registers per thread, default 4 */
 	int max_dr;		/* D cap: registers armed per line, default nslots */
 	int line_size;		/* L, power of two 16..512, default 64 */
 	int expire;		/* epochs until old (entries, watchpoints), default 2 */
 	int max_lines;		/* per-line records kept, default 1024 */
-	u64 seed;		/* PRNG seed (chunk choice, arm candidate), 0: fixed */
+	int lanes;		/* sample lanes (1-16), default 4: see below */
+	int count_apart;	/* count lookups of threads that did not run together */
+	u64 seed;		/* PRNG seed (lanes, chunk choice, arm candidate), 0: fixed */
 	u64 period;		/* if nonzero, overrides every sample's period */
 };
 
@@ -119,6 +132,8 @@ struct comdetect_stats {
 	u64 traps_stale;	/* slot/cookie not armed now (e.g. thread exited) */
 	u64 traps_late;		/* of the watch before the current one (async) */
 	u64 hits;		/* communications found by lookup */
+	u64 hits_apart;		/* lookups not counted: the threads did not run together
+				   (counted in hits with count_apart) */
 	u64 trap_hits;		/* communications found by traps */
 	u64 line_evictions;	/* per-line records evicted (bounded memory) */
 };

@@ -10,6 +10,8 @@
  * and true_sharing_data are 128-byte aligned and padded, so no two of them
  * share a line (or an adjacent-line prefetch pair).
  */
+#include <x86intrin.h>
+
 #include "microbench/mb.h"
 
 #define SLOTS_PER_LINE	(MB_LINE / 8)
@@ -28,11 +30,15 @@ static struct padded true_sharing_data;
 static struct mb_counts counts[MB_MAX_THREADS];
 
 static double false_fraction = 0.5;
+static const char *order_path;	/* --order FILE */
+static uint64_t *order_log[MB_MAX_THREADS];	/* TSC << 1 | false, per add */
 static struct mb_common opt;
 
 static const struct mb_opt opts[] = {
 	{ "false-fraction", MB_OPT_DOUBLE, &false_fraction, 0, 1, "F",
 	  "probability that an add goes to the thread's own slot (default 0.5)" },
+	{ "order", MB_OPT_STR, &order_path, 0, 0, "FILE",
+	  "run; write its adds, ordered by the TSC read after each, as a trace" },
 	{ NULL },
 };
 
@@ -50,6 +56,7 @@ static void worker(int idx, void *arg)
 {
 	uint64_t thr = mb_threshold(false_fraction), r;
 	uint64_t *mine = &false_sharing_lines[idx / SLOTS_PER_LINE].slot[idx % SLOTS_PER_LINE];
+	uint64_t *log = order_log[idx];
 	long long nfalse = 0;
 	struct mb_rng rng;
 	long i;
@@ -61,8 +68,12 @@ static void worker(int idx, void *arg)
 		if (MB_CHOOSE(r, thr)) {
 			__atomic_fetch_add(mine, r, __ATOMIC_SEQ_CST);
 			nfalse++;
+			if (log)
+				log[i] = __rdtsc() << 1 | 1;
 		} else {
 			__atomic_fetch_add(&true_sharing_data.v, r, __ATOMIC_SEQ_CST);
+			if (log)
+				log[i] = __rdtsc() << 1;
 		}
 	}
 	counts[idx] = (struct mb_counts){ .shared = opt.iters, .false_ = nfalse,
@@ -133,8 +144,72 @@ static void print_layout(void)
 	mb_json_obj_end(&j);
 }
 
+/*
+ * --order: the adds of the run just made, merged by the TSC each thread read
+ * right after each of its adds. Adds to one line are serialized by the
+ * coherence protocol, a transfer taking far longer than the TSC read that
+ * follows an add, so per line this is the order the hardware gave them.
+ */
+static int order_write(void)
+{
+	static struct { FILE *f; } tr;
+	static char buf[1 << 16];
+	long head[MB_MAX_THREADS] = { 0 };
+	int t, best, i;
+	uint64_t v;
+
+	tr.f = fopen(order_path, "w");
+	if (!tr.f) {
+		fprintf(stderr, "%s: error: cannot open '%s': %s\n", info.name, order_path,
+			strerror(errno));
+		return 1;
+	}
+	setvbuf(tr.f, buf, _IOFBF, sizeof(buf));
+	fprintf(tr.f, "# lociprof-trace 1\n# tid op address size\n#");
+	for (i = 0; i < opt.argc; i++)
+		fprintf(tr.f, " %s", opt.argv[i]);
+	fprintf(tr.f, "\n# tid = thread index; the order of a run; time: the TSC after each add\n");
+	for (;;) {
+		best = -1;
+		for (t = 0; t < opt.threads; t++)
+			if (head[t] < opt.iters &&
+			    (best < 0 || order_log[t][head[t]] >> 1 < order_log[best][head[best]] >> 1))
+				best = t;
+		if (best < 0)
+			break;
+		v = order_log[best][head[best]++];
+		fprintf(tr.f, "%d W %p 8 %llu\n", best, v & 1 ?
+			(void *)&false_sharing_lines[best / SLOTS_PER_LINE].slot[best % SLOTS_PER_LINE] :
+			(void *)&true_sharing_data.v, (unsigned long long)(v >> 1));
+	}
+	if (ferror(tr.f) | fclose(tr.f)) {
+		fprintf(stderr, "%s: error: cannot write '%s': %s\n", info.name, order_path,
+			strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	int t, err;
+
 	mb_parse(&opt, &info, argc, argv);
-	return mb_finish_main(&info, &opt, expect, print_layout, worker, step, counts);
+	if (order_path && (opt.trace || opt.expect)) {
+		fprintf(stderr, "%s: error: --order runs the threads: not with --trace or --expect\n",
+			info.name);
+		return MB_EXIT_USAGE;
+	}
+	for (t = 0; order_path && t < opt.threads; t++) {
+		order_log[t] = calloc(opt.iters ? opt.iters : 1, sizeof(uint64_t));
+		if (!order_log[t]) {
+			fprintf(stderr, "%s: error: --order: no memory for %ld adds\n", info.name,
+				opt.iters);
+			return 1;
+		}
+	}
+	err = mb_finish_main(&info, &opt, expect, print_layout, worker, step, counts);
+	if (!err && order_path)
+		err = order_write();
+	return err;
 }

@@ -4,10 +4,13 @@
 # (every 100th access of a thread sampled, exact watchpoints) against the
 # MESI simulator on the same traces (lociprof coherence): matrix
 # similarity, false-sharing fraction, top-10 line coverage and false
-# positives, as lociprof compare reports them. Floors sit below what
-# `make bench` (section lossy) measures over repeated runs: a trace holds
-# the run's real addresses, so the board's hashing and with it the
-# samples' luck change from run to run (point-to-point 0.93-0.997 over 8).
+# positives, as lociprof compare reports them. The floor is the goal
+# (S >= 0.95) but for read-write: with comdetect's default 4 lanes it
+# measured 0.950-0.972 over 13 traces (--lanes 8: 0.961-0.971), at the
+# goal's edge, so its floor is 0.94; the others measured 0.959 or more
+# (5 seeds each): a trace holds the run's real addresses,
+# so the board's hashing, the lanes and with them the samples' luck
+# change from run to run.
 . "$(dirname "$0")/lib.sh"
 MB=$TOP/microbench
 
@@ -38,7 +41,8 @@ PY
 done <<'EOF2'
 0.95 false-sharing --threads 4 --false-fraction 0.3 --iters 100000
 0.95 false-sharing --threads 2 --false-fraction 0.7 --iters 100000
-0.9 point-to-point --threads 4 --pairs 0-1,2-3 --fractions 0.9,0.3 --iters 100000
-0.93 write-volume --threads 4 --iters 100000
-0.9 read-write --threads 4 --iters 100000
+0.95 point-to-point --threads 4 --pairs 0-1,2-3 --fractions 0.9,0.3 --iters 100000
+0.95 write-volume --threads 4 --iters 100000
+0.94 read-write --threads 4 --iters 100000
+0.95 point-to-point --threads 6 --pairs 0-1,2-3,4-5 --fractions 0.9,0.5,0.2 --iters 100000
 EOF2

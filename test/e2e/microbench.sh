@@ -317,3 +317,31 @@ if [ $rc = 0 ] && [ $max -le 4 ] && [ $max -ge 2 ]; then
 else
 	fail "thread-churn --batch 3 live threads" "exit $rc, saw $max"
 fi
+
+# false-sharing --order: the run's adds, each thread's in its own order,
+# all threads merged by the TSC read after each add
+"$MB/false-sharing" --threads 2 --false-fraction 0.5 --iters 20000 --order "$TMP/ord.txt" 2>"$TMP/err"; rc=$?
+pycheck "false-sharing --order: 2 x 20000 adds, TSC order, each thread on its slot and the shared word" '
+import sys
+assert sys.argv[2] == "0", "exit " + sys.argv[2] + ": " + open(sys.argv[3]).read()
+n = {}; last = 0; addrs = {}
+for l in open(sys.argv[1]):
+    if l.startswith("#"): continue
+    t, op, a, size, ts = l.split()
+    assert op == "W" and size == "8", l
+    assert int(ts) >= last, "time goes back: " + l
+    last = int(ts); n[t] = n.get(t, 0) + 1; addrs.setdefault(t, set()).add(int(a, 16))
+assert n == {"0": 20000, "1": 20000}, n
+shared = addrs["0"] & addrs["1"]
+assert len(shared) == 1 and len(addrs["0"]) == 2 and len(addrs["1"]) == 2, addrs
+own = [(addrs[t] - shared).pop() for t in "01"]
+assert own[1] - own[0] == 8 and own[0] // 64 == own[1] // 64, own' "$TMP/ord.txt" $rc "$TMP/err"
+"$LOCIPROF" coherence --trace "$TMP/ord.txt" --json "$TMP/ord.json" > /dev/null 2>"$TMP/err"; rc=$?
+pycheck "false-sharing --order: lociprof coherence reads it" '
+import json, sys
+assert sys.argv[2] == "0", "exit " + sys.argv[2]
+d = json.load(open(sys.argv[1]))
+assert d["coherence"]["totals"]["accesses"] == 40000, d["coherence"]["totals"]' "$TMP/ord.json" $rc
+"$MB/false-sharing" --order "$TMP/o2.txt" --trace "$TMP/t2.txt" > /dev/null 2>"$TMP/err"; rc=$?
+[ $rc = 129 ] && grep -q -- "--order runs the threads" "$TMP/err" && ok "false-sharing --order with --trace: usage error" ||
+	fail "false-sharing --order with --trace" "exit $rc: $(cat "$TMP/err")"

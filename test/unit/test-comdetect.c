@@ -59,6 +59,8 @@ static struct comdetect *new_cd(int board, int nslots, int max_dr)
 	struct comdetect_config cfg;
 
 	comdetect__config_init(&cfg);
+	cfg.lanes = 1;	/* exact: no random lane */
+	cfg.count_apart = 1;	/* hand-made times: no rate */
 	if (board)
 		cfg.board_size = board;
 	if (nslots)
@@ -132,6 +134,8 @@ LP_TEST(test_comdetect_period_override,
 	struct lp_action a;
 
 	comdetect__config_init(&cfg);
+	cfg.lanes = 1;	/* exact: no random lane */
+	cfg.count_apart = 1;	/* hand-made times: no rate */
 	cfg.period = 5;
 	cd = comdetect__new(&cfg);
 	TEST_ASSERT(cd, "new");
@@ -325,6 +329,8 @@ LP_TEST(test_comdetect_trap_true_sharing_on_published_chunk,
 	int seed, got_true = 0, got_false = 0;
 
 	comdetect__config_init(&cfg);
+	cfg.lanes = 1;	/* exact: no random lane */
+	cfg.count_apart = 1;	/* hand-made times: no rate */
 	for (seed = 1; seed <= 16 && !(got_true && got_false); seed++) {
 		struct lp_actions acts = { 0 };
 		const struct comdetect_result *r;
@@ -656,6 +662,8 @@ LP_TEST(test_comdetect_top_lines_bounded,
 	int n;
 
 	comdetect__config_init(&cfg);
+	cfg.lanes = 1;	/* exact: no random lane */
+	cfg.count_apart = 1;	/* hand-made times: no rate */
 	cfg.max_lines = 2;
 	cd = comdetect__new(&cfg);
 	TEST_ASSERT(cd, "new");
@@ -689,6 +697,8 @@ LP_TEST(test_comdetect_seeded_reproducible,
 	int run, i;
 
 	comdetect__config_init(&cfg);
+	cfg.lanes = 1;	/* exact: no random lane */
+	cfg.count_apart = 1;	/* hand-made times: no rate */
 	for (run = 0; run < 2; run++) {
 		struct lp_actions acts = { 0 };
 		struct comdetect *cd;
@@ -732,6 +742,8 @@ LP_TEST(test_comdetect_property_disjoint_pairs,
 	int step, t, i, j, n;
 
 	comdetect__config_init(&cfg);
+	cfg.lanes = 1;	/* exact: no random lane */
+	cfg.count_apart = 1;	/* hand-made times: no rate */
 	cfg.seed = 7;
 	cd = comdetect__new(&cfg);
 	TEST_ASSERT(cd, "new");
@@ -843,5 +855,98 @@ LP_TEST(test_comdetect_late_trap_of_previous_watch,
 		    cell(r->all, 2, 0, 1), expect);
 	lp_actions__exit(&acts);
 	comdetect__delete(cd);
+	return TEST_OK;
+}
+
+/* A sample of @tid at time @t (the run-together rule reads sample times). */
+static struct lp_event ev_sample_at(u32 tid, u8 kind, u64 addr, u64 t)
+{
+	struct lp_event ev = ev_sample(tid, tid & 1, kind, addr, 8, P0);
+
+	ev.sample.time = t;
+	return ev;
+}
+
+LP_TEST(test_comdetect_apart_not_counted,
+	"comdetect: a lookup counts only while both threads run at their usual rate; a time slice apart it does not")
+{
+	struct comdetect_config cfg;
+	struct lp_actions acts = { 0 };
+	const struct comdetect_result *r;
+	struct comdetect *cd;
+	u64 t;
+	int apart;
+
+	for (apart = 0; apart <= 1; apart++) {
+		comdetect__config_init(&cfg);
+		cfg.lanes = 1;
+		cfg.count_apart = apart;
+		cd = comdetect__new(&cfg);
+		TEST_ASSERT(cd, "new");
+		FEED(ev_start(10, 0, 0));
+		FEED(ev_start(11, 1, 1));
+		/* together: 10 and 11 store one word in turn, 100 apart each */
+		for (t = 0; t < 1000; t += 100) {
+			FEED(ev_sample_at(10, LP_ACCESS_STORE, 0x1000, t));
+			FEED(ev_sample_at(11, LP_ACCESS_STORE, 0x1000, t + 50));
+		}
+		r = comdetect__result(cd);
+		/* each sample but the first two of each thread (no rate yet) */
+		TEST_ASSERT(r->stats.hits == (apart ? 19 : 16) && r->stats.hits_apart == 3,
+			    "together: hits %llu, apart %llu", (unsigned long long)r->stats.hits,
+			    (unsigned long long)r->stats.hits_apart);
+		/* 11 is descheduled after its store at 950; 10 runs alone on
+		 * another line, then looks 11's store up 2050 after 11's last
+		 * sample (its usual interval: 100) */
+		for (t = 1000; t < 3000; t += 100)
+			FEED(ev_sample_at(10, LP_ACCESS_LOAD, 0x2000, t));
+		FEED(ev_sample_at(10, LP_ACCESS_STORE, 0x1000, 3000));
+		/* 11 comes back: 10's store is fresh, but 11's own interval is 2100 */
+		FEED(ev_sample_at(11, LP_ACCESS_STORE, 0x1000, 3050));
+		r = comdetect__result(cd);
+		TEST_ASSERT(r->stats.hits_apart == 5 && r->stats.hits == (apart ? 21 : 16),
+			    "count_apart %d: hits %llu, apart %llu", apart,
+			    (unsigned long long)r->stats.hits,
+			    (unsigned long long)r->stats.hits_apart);
+		lp_actions__exit(&acts);
+		comdetect__delete(cd);
+	}
+	return TEST_OK;
+}
+
+LP_TEST(test_comdetect_lanes_split_lookups,
+	"comdetect: with L lanes a sample sees only stores published in its own lane")
+{
+	struct comdetect_config cfg;
+	struct lp_actions acts = { 0 };
+	const struct comdetect_result *r;
+	struct comdetect *cd;
+	u64 hits[2], t;
+	int k, lanes;
+
+	for (k = 0; k < 2; k++) {
+		lanes = k ? 4 : 1;
+		comdetect__config_init(&cfg);
+		cfg.lanes = lanes;
+		cfg.count_apart = 1;
+		cd = comdetect__new(&cfg);
+		TEST_ASSERT(cd, "new");
+		FEED(ev_start(10, 0, 0));
+		FEED(ev_start(11, 1, 1));
+		for (t = 0; t < 4000; t++)	/* strict turns on one word */
+			FEED(ev_sample_at(10 + (t & 1), LP_ACCESS_STORE, 0x1000, t));
+		r = comdetect__result(cd);
+		hits[k] = r->stats.hits;
+		lp_actions__exit(&acts);
+		comdetect__delete(cd);
+	}
+	/* 1 lane: every sample but the first finds the other's store. 4
+	 * lanes: the sample finds a store of the other thread iff the latest
+	 * store in its lane is the other's: 1/2 in the long run (p = 3/4 of
+	 * staying in a lane.. by hand: P(latest in my lane is the other's) =
+	 * sum over k odd of (1/4)(3/4)^(k-1) = (1/4)/(1 - 9/16) = 4/7) */
+	TEST_ASSERT(hits[0] == 3999, "1 lane: %llu hits", (unsigned long long)hits[0]);
+	TEST_ASSERT(hits[1] > 4000 * 4 / 7 - 150 && hits[1] < 4000 * 4 / 7 + 150,
+		    "4 lanes: %llu hits, 2286 +- 150 expected", (unsigned long long)hits[1]);
 	return TEST_OK;
 }
