@@ -532,7 +532,7 @@ int profile__symbols_sink(void *arg, const struct lp_event *ev, struct lp_action
 		symbols__add_mmap(arg, &ev->mmap);
 	else if (ev->type == LP_EV_ALLOC || ev->type == LP_EV_FREE)
 		symbols__add_alloc(arg, ev);
-	else if (ev->type == LP_EV_THREAD_START)
+	else if (ev->type == LP_EV_THREAD_START || ev->type == LP_EV_THREAD_TLS)
 		symbols__add_thread(arg, &ev->thread);
 	return 0;
 }

@@ -59,7 +59,7 @@ fi
 "$LOCIPROF" comdetect --objects --stdio "$MB/objects" --pin --iters 30000000 > "$TMP/o.txt" 2> /dev/null
 row=$(sed -n '/^Data objects by communication/,/^#/p' "$TMP/o.txt" | grep -E '^ +1 ' | head -1)
 if echo "$row" | grep -q "calloc'd 16 B at $want_top (" &&
-   grep -qE "atomic +sample +[0-9]+ +calloc'd 16 B at $want_top \(main\)\+0x8" "$TMP/o.txt"; then
+   grep -qE "atomic +sample +[0-9]+ +calloc'd 16 B at $want_top \([a-z_]+\)\+0x8" "$TMP/o.txt"; then
 	ok "text: object table and offset rows name 'calloc'd 16 B at $want_top'"
 else
 	fail "text report names the heap object" "row '$row'; $(sed -n '/Top cache lines/,$p' "$TMP/o.txt" | head -12)"
@@ -108,4 +108,38 @@ if echo "$got" | grep -q "mmap'd 4096 B at $want_mm (main)"; then
 	ok "--counter-mmap: the counter is 'mmap'd 4096 B at $want_mm'"
 else
 	fail "anonymous mmap named by its site" "want $want_mm, objects with that site: $got; all: $(js "$TMP/mm.json" "[o['object'] for o in d['objects']]")"
+fi
+
+# top_object WHAT REGEX CMD...: comdetect --objects CMD; its top object
+# (label | innermost frame of its call path) must match REGEX
+top_object() {
+	local what=$1 re=$2 got
+	shift 2
+	"$LOCIPROF" comdetect -q --objects --json "$TMP/top.json" "$@" > /dev/null 2> "$TMP/err"
+	got=$(js "$TMP/top.json" "d['objects'][0]['object'] + ' | ' + d['objects'][0]['callpath'][0] if d['objects'] else 'none'")
+	if echo "$got" | grep -qE "$re"; then
+		ok "$what: the top object is '$got'"
+	else
+		fail "$what: top object named by its site" "got '$got', want /$re/; $(tail -2 "$TMP/err")"
+	fi
+}
+
+# --- the aligned allocators: 'slots' from each is named by its call site
+for fn in aligned_alloc memalign posix_memalign valloc; do
+	want=$(js <("$MB/objects" --alloc $fn --expect) "d['objects'][0]['site']")
+	top_object "--alloc $fn" "'d [0-9]+ B at $want \\(alloc_slots\\) \\| alloc_slots $want" \
+		"$MB/objects" --alloc $fn --pin --iters 3000000
+done
+
+# --- C++ operator new / new[] / aligned new[]: named by the new expression's
+# line (libstdc++'s new calls malloc from a frame without a frame pointer)
+if command -v "${CXX:-g++}" > /dev/null &&
+   "${CXX:-g++}" -O1 -g -fno-omit-frame-pointer -pthread -o "$TMP/newobj" "$TOP/test/helpers/newobj.cc" 2> "$TMP/err"; then
+	for how in new array aligned; do
+		want=$("$TMP/newobj" $how 0)
+		top_object "operator $how" "^new'd [0-9]+ B at $want \\(main\\) \\| main $want" \
+			"$TMP/newobj" $how 3000000
+	done
+else
+	skip "C++ operator new" "no C++ compiler (${CXX:-g++}): $(head -c 200 "$TMP/err")"
 fi

@@ -73,6 +73,34 @@ LP_TEST(test_objects_alloc_free_loop_keeps_one_entry, "objects: a malloc/free lo
 	return TEST_OK;
 }
 
+LP_TEST(test_objects_block_reported_twice_keeps_the_outer_call, "objects: a live block allocated again (operator new's malloc, then new) keeps one entry, the later report's path")
+{
+	struct lp_objects *o = objects__new();
+	struct lp_alloc in = mk(10, 0x60000, 24, 1, LP_ALLOC_MALLOC);
+	struct lp_alloc out = mk(11, 0x60000, 24, 1, LP_ALLOC_NEW);
+	struct lp_alloc grown = mk(20, 0x61000, 64, 1, LP_ALLOC_MALLOC);
+	struct lp_alloc huge = mk(21, 0x61000, 1 << 20, 1, LP_ALLOC_NEW);
+	struct lp_alloc f = mk(30, 0x60000, 0, 1, LP_ALLOC_FREE);
+	const struct lp_object *x;
+
+	TEST_ASSERT(objects__alloc(o, &in) == 0 && objects__alloc(o, &out) == 0, "alloc");
+	TEST_ASSERT(objects__count(o) == 1, "%u entries", objects__count(o));
+	x = objects__find(o, 100, 0x60010, 0);
+	TEST_ASSERT(x && x->fn == LP_ALLOC_NEW && x->frames[0] == 0x400000 + 11, "new's report");
+	TEST_ASSERT(objects__free(o, &f) == 0, "free");
+	x = objects__find(o, 100, 0x60010, 0);
+	TEST_ASSERT(x && x->end == 30, "the free retires it: end %llu",
+		    x ? (unsigned long long)x->end : 0ull);
+	/* other pages: a second entry, the first one ended where the second began */
+	TEST_ASSERT(objects__alloc(o, &grown) == 0 && objects__alloc(o, &huge) == 0, "alloc 2");
+	x = objects__find(o, 100, 0x61010, 0);
+	TEST_ASSERT(x && x->size == (1 << 20), "the later block");
+	x = objects__find(o, 100, 0x61010, 20);
+	TEST_ASSERT(x && x->size == 64 && x->end == 21, "at 20: the first, ended at 21");
+	objects__delete(o);
+	return TEST_OK;
+}
+
 LP_TEST(test_objects_page_spanning_and_large_blocks, "objects: blocks across pages and blocks of many pages are found anywhere inside")
 {
 	struct lp_objects *o = objects__new();
