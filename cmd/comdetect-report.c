@@ -153,7 +153,7 @@ static void print_objects(const struct comdetect_report *r, FILE *f, double tota
 	}
 	if (n > TEXT_TOP_OBJECTS)
 		fprintf(f, "  ... %d more objects (--json lists them)\n", n - TEXT_TOP_OBJECTS);
-	free(v);
+	comdetect__objects_free(v, n);
 }
 
 static void json_objects(const struct comdetect_report *r, struct json_writer *w)
@@ -199,9 +199,15 @@ static void json_objects(const struct comdetect_report *r, struct json_writer *w
 			json__u64(w, "stores", o->stores);
 			json__u64(w, "atomics", o->atomics);
 			json__obj_end(w);
+			/* its access-over-time picture (--svg): points kept of those seen */
+			json__obj_begin(w, "timeline");
+			json__u64(w, "points", o->npoints);
+			json__u64(w, "offered", o->points_seen);
+			json__u64(w, "samples", o->line_points_seen);
+			json__obj_end(w);
 			json__obj_end(w);
 		}
-		free(v);
+		comdetect__objects_free(v, n);
 	}
 	json__arr_end(w);
 }
@@ -793,6 +799,87 @@ static int write_svg(const struct comdetect_report *r, const char *dir, const ch
 	return err;
 }
 
+#define SVG_OBJECTS 4	/* access-over-time pictures: the top objects */
+
+static const int kind_shape[] = {
+	[LP_ACCESS_LOAD] = SVG_SHAPE_LOAD, [LP_ACCESS_STORE] = SVG_SHAPE_STORE,
+	[LP_ACCESS_ATOMIC] = SVG_SHAPE_ATOMIC,
+};
+
+/* One object's sampled accesses: offset within it over time, by thread. */
+static int write_object_svg(const struct comdetect_report *r, const char *dir, int rank,
+			    const struct comdetect_object *o, u64 t0)
+{
+	char path[4096], title[512], yt[64];
+	char **names = calloc(r->res->nthreads ? r->res->nthreads : 1, sizeof(*names));
+	struct svg_point *p = calloc(o->npoints ? o->npoints : 1, sizeof(*p));
+	struct svg_scatter sc;
+	u32 i;
+	int err = 0;
+	FILE *f;
+
+	if (!names || !p) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < (u32)r->res->nthreads; i++)
+		if (asprintf(&names[i], "T%u", i) < 0)
+			names[i] = NULL;
+	for (i = 0; i < o->npoints; i++) {
+		const struct comdetect_object_point *q = &o->points[i];
+
+		p[i].x = (q->time - t0) / 1e9;
+		p[i].y = (double)q->off;
+		p[i].series = q->thread;
+		p[i].shape = q->kind < ARRAY_SIZE(kind_shape) ? kind_shape[q->kind] : SVG_SHAPE_LOAD;
+	}
+	snprintf(title, sizeof(title), "#%d %s: %u of %" PRIu64 " sampled accesses", rank,
+		 o->label, o->npoints, o->line_points_seen);
+	snprintf(yt, sizeof(yt), "offset in the object (%" PRIu64 " B)", o->size);
+	memset(&sc, 0, sizeof(sc));
+	sc.title = title;
+	sc.x_title = "time since the first access shown (s)";
+	sc.y_title = yt;
+	sc.nseries = r->res->nthreads;
+	sc.series_names = (const char *const *)names;
+	sc.n = o->npoints;
+	sc.p = p;
+	sc.ymin = 0;
+	sc.ymax = o->size > 1 ? (double)o->size - 1 : 1;
+	snprintf(path, sizeof(path), "%s/object-%d.svg", dir, rank);
+	f = fopen(path, "w");
+	err = f ? svg__scatter(f, &sc) : -errno;
+	if (f && fclose(f) && !err)
+		err = -errno;
+out:
+	for (i = 0; names && i < (u32)r->res->nthreads; i++)
+		free(names[i]);
+	free(names);
+	free(p);
+	return err;
+}
+
+/* object-N.svg for the top SVG_OBJECTS objects with points, one time origin. */
+static int write_objects_svg(const struct comdetect_report *r, const char *dir)
+{
+	struct comdetect_object *v = NULL;
+	int n = 0, i, err = 0;
+	u64 t0 = ~0ull;
+	u32 k;
+
+	if (!r->run.syms || comdetect__objects(r->res, r->run.syms, r->run.pid, &v, &n))
+		return 0;
+	for (i = 0; i < n && i < SVG_OBJECTS; i++)
+		for (k = 0; k < v[i].npoints; k++)
+			if (v[i].points[k].time < t0)
+				t0 = v[i].points[k].time;
+	for (i = 0; i < n && i < SVG_OBJECTS && !err; i++)
+		if (v[i].npoints)
+			err = write_object_svg(r, dir, i + 1, &v[i], t0);
+	comdetect__objects_free(v, n);
+	return err;
+}
+
 int comdetect_report__svg(const void *view, const char *dir)
 {
 	const struct comdetect_report *r = view;
@@ -817,5 +904,7 @@ int comdetect_report__svg(const void *view, const char *dir)
 	if (!err)
 		err = write_svg(r, dir, "core-all", "all (by core)", res->core_all, res->ncpus,
 				"core", "C");
+	if (!err)
+		err = write_objects_svg(r, dir);
 	return err;
 }

@@ -20,8 +20,8 @@ want_ff=$(js "$TMP/expect.json" "d['false_fraction']")
 # fraction (3 runs: one run's spreads 0.70-0.75 at 360-580 detections)
 all=0 false=0 det=0 tops=""
 for run in 1 2 3; do
-	"$LOCIPROF" comdetect -q --objects --json "$TMP/o$run.json" "$MB/objects" --pin --iters 30000000 \
-		> /dev/null 2> "$TMP/err$run"
+	"$LOCIPROF" comdetect -q --objects --json "$TMP/o$run.json" --svg "$TMP/svg$run" "$MB/objects" \
+		--pin --iters 30000000 > /dev/null 2> "$TMP/err$run"
 	read -r a f n top <<< "$(js "$TMP/o$run.json" "'%r %r %d %s' % (d['totals']['all'], d['totals']['false'], d['totals']['detections'], d['objects'][0].get('site', 'none') if d['objects'] else 'none')")"
 	all=$(python3 -c "print($all + $a)")
 	false=$(python3 -c "print($false + $f)")
@@ -55,9 +55,38 @@ else
 	fail "objects[].accesses: read/write mix" "loads stores atomics = $got"
 fi
 
+# --- --svg: object-1.svg, the array's sampled accesses over time. Well-formed
+# XML, as many points as objects[0].timeline says, each where the benchmark
+# puts its thread's element (thread i: bytes 8i..8i+7), each an atomic add.
+svg="$TMP/svg1/object-1.svg"
+if command -v xmllint > /dev/null; then
+	xmllint --noout "$svg" 2> "$TMP/xml" && ok "object-1.svg: well-formed (xmllint)" ||
+		fail "object-1.svg well-formed" "$(head -3 "$TMP/xml")"
+fi
+got=$(python3 - "$svg" "$TMP/o1.json" <<'PY'
+import json, sys, xml.etree.ElementTree as ET
+pts = [e for e in ET.parse(sys.argv[1]).iter() if e.get('class', '').startswith('pt ')]
+o = json.load(open(sys.argv[2]))['objects'][0]
+want = o['timeline']['points']
+bad = [e.attrib for e in pts if not (8 * int(e.get('data-s')) <= float(e.get('data-y')) < 8 * int(e.get('data-s')) + 8)
+       or e.get('class') != 'pt atomic']
+xs = sorted(float(e.get('data-x')) for e in pts)
+print(len(pts), want, o['timeline']['samples'], len(bad), len(set(e.get('data-s') for e in pts)),
+      '%.3f' % (xs[-1] if xs else -1), bad[:2])
+PY
+)
+read -r npts want seen nbad nthr span _ <<< "$got"
+if [ "$npts" = "$want" ] && [ "$npts" -gt 0 ] && [ "$nbad" = 0 ] && [ "$nthr" = 2 ] &&
+   [ "$npts" -le "$seen" ]; then
+	ok "object-1.svg: $npts points (of $seen sampled accesses) over ${span}s, both threads, each atomic at its thread's element"
+else
+	fail "object-1.svg points match the samples" "points, timeline.points, samples, bad, threads, span: $got"
+fi
+
 # --- the text report: the object table and the offset rows name the site
 "$LOCIPROF" comdetect --objects --stdio "$MB/objects" --pin --iters 30000000 > "$TMP/o.txt" 2> /dev/null
-row=$(sed -n '/^Data objects by communication/,/^#/p' "$TMP/o.txt" | grep -E '^ +1 ' | head -1)
+# (its rank is the JSON runs' business above: one run under load may swap the two)
+row=$(sed -n '/^Data objects by communication/,/^#/p' "$TMP/o.txt" | grep -E '^ +[12] ' | grep "calloc'd" | head -1)
 if echo "$row" | grep -q "calloc'd 16 B at $want_top (" &&
    grep -qE "atomic +sample +[0-9]+ +calloc'd 16 B at $want_top \([a-z_]+\)\+0x8" "$TMP/o.txt"; then
 	ok "text: object table and offset rows name 'calloc'd 16 B at $want_top'"

@@ -159,9 +159,31 @@ LP_TEST(test_comdetect_objects_split_and_rank, "comdetect objects: a line's volu
 	lines[1].vol_true = 10;
 	lines[1].ntouches = 1;
 	lines[1].touches[0] = (struct comdetect_touch){ .thread = 2, .off = 0, .len = 4, .count = 5 };
+	/* the lines' sampled accesses over time: each to its block, offsets in it */
+	lines[0].npoints = 3;
+	lines[0].points_seen = 40;
+	lines[0].points[0] = (struct comdetect_point){ .time = 100, .thread = 0, .off = 8, .len = 8,
+						       .kind = LP_ACCESS_STORE };
+	lines[0].points[1] = (struct comdetect_point){ .time = 200, .thread = 1, .off = 0x20,
+						       .len = 8, .kind = LP_ACCESS_LOAD };
+	lines[0].points[2] = (struct comdetect_point){ .time = 300, .thread = 0, .off = 8, .len = 8,
+						       .kind = LP_ACCESS_STORE };
+	lines[1].npoints = 1;
+	lines[1].points_seen = 5;
+	lines[1].points[0] = (struct comdetect_point){ .time = 400, .thread = 2, .off = 0, .len = 4,
+						       .kind = LP_ACCESS_ATOMIC };
 	res.nlines = 2;
 	res.lines = lines;
 	TEST_ASSERT(comdetect__objects(&res, s, 100, &v, &n) == 0 && n == 2, "%d objects", n);
+	/* block 2 (v[0]): 0x40020 at +0x10, 0x40040 at +0x30; block 1 (v[1]): +8 twice */
+	TEST_ASSERT(v[0].npoints == 2 && v[0].points[0].off == 0x10 && v[0].points[0].time == 200 &&
+		    v[0].points[1].off == 0x30 && v[0].points[1].thread == 2 &&
+		    v[0].points[1].kind == LP_ACCESS_ATOMIC && v[0].line_points_seen == 45,
+		    "b2 %u %llu", v[0].npoints,
+		    (unsigned long long)v[0].line_points_seen);
+	TEST_ASSERT(v[1].npoints == 2 && v[1].points[0].off == 8 && v[1].points[1].off == 8 &&
+		    v[1].points[1].time == 300 && v[1].line_points_seen == 40, "block 1: %u points",
+		    v[1].npoints);
 	/* block 2: 2 false (a quarter of line A) + 10 true; block 1: 6 false */
 	TEST_ASSERT(v[0].heap && v[0].heap->start == 0x40010 && v[0].vol_true == 10 &&
 		    v[0].vol_false == 2, "first: %#llx true %g false %g",
@@ -173,7 +195,7 @@ LP_TEST(test_comdetect_objects_split_and_rank, "comdetect objects: a line's volu
 	TEST_ASSERT(v[1].kind == COMDETECT_OBJ_HEAP && v[1].vol_false == 6 && v[1].vol_true == 0 &&
 		    !strncmp(v[1].label, "calloc'd 16 B", 13), "second: %.60s false %g", v[1].label,
 		    v[1].vol_false);
-	free(v);
+	comdetect__objects_free(v, n);
 	symbols__delete(s);
 	return TEST_OK;
 }
