@@ -75,34 +75,10 @@ static const char *const object_kinds[] = {
 	[COMDETECT_OBJ_REGION] = "region",
 };
 
-/* "objects.c:69" for a heap block's allocation site; 0, or -ENOENT. */
-static int object_site(const struct comdetect_report *r, const struct comdetect_object *o,
-		       char *buf, size_t len, struct lp_srcloc *loc)
-{
-	const char *f;
-
-	if (!o->heap || !r->run.syms || symbols__alloc_site(r->run.syms, o->heap, loc) ||
-	    !loc->file)
-		return -ENOENT;
-	f = strrchr(loc->file, '/');
-	snprintf(buf, len, "%s:%u", f ? f + 1 : loc->file, loc->line);
-	return 0;
-}
-
-/* One call-path frame: "func file:line", or the address. */
 static void frame_name(const struct comdetect_report *r, u32 pid, u64 ret_addr, char *buf,
 		       size_t len)
 {
-	struct lp_srcloc loc;
-
-	if (r->run.syms && symbols__code(r->run.syms, pid, ret_addr - 1, &loc) == 0) {
-		const char *f = loc.file ? strrchr(loc.file, '/') : NULL;
-
-		snprintf(buf, len, "%s %s:%u", loc.function, f ? f + 1 : loc.file ? loc.file : "??",
-			 loc.line);
-	} else {
-		snprintf(buf, len, "%#" PRIx64, ret_addr);
-	}
+	analysis__frame_name(&r->run, pid, ret_addr, buf, len);
 }
 
 /* "10/85/5": the object's sampled loads, stores and atomics in percent */
@@ -159,8 +135,6 @@ static void print_objects(const struct comdetect_report *r, FILE *f, double tota
 static void json_objects(const struct comdetect_report *r, struct json_writer *w)
 {
 	struct comdetect_object *v = NULL;
-	struct lp_srcloc loc;
-	char buf[300];
 	int n = 0, i, k;
 
 	json__arr_begin(w, "objects");
@@ -169,21 +143,8 @@ static void json_objects(const struct comdetect_report *r, struct json_writer *w
 			const struct comdetect_object *o = &v[i];
 
 			json__obj_begin(w, NULL);
-			json__str(w, "object", o->label);
-			json__str(w, "kind", object_kinds[o->kind]);
-			snprintf(buf, sizeof(buf), "%#" PRIx64, o->start);
-			json__str(w, "address", buf);
-			json__u64(w, "size", o->size);
-			if (object_site(r, o, buf, sizeof(buf), &loc) == 0) {
-				json__str(w, "site", buf);
-				json__str(w, "function", loc.function);
-			}
-			json__arr_begin(w, "callpath");
-			for (k = 0; o->heap && k < o->heap->nframes; k++) {
-				frame_name(r, o->heap->pid, o->heap->frames[k], buf, sizeof(buf));
-				json__str(w, NULL, buf);
-			}
-			json__arr_end(w);
+			analysis__json_object(&r->run, w, o->label, object_kinds[o->kind], o->start, o->size,
+					      o->heap);
 			json__double(w, "true", o->vol_true);
 			json__double(w, "false", o->vol_false);
 			json__u64(w, "lines", o->nlines);

@@ -54,6 +54,7 @@ struct ru_slot {
 
 struct ru_thread {
 	u32 tid;
+	u32 pid;
 	u8 started, live;
 	u32 cpu;
 	u64 samples, reuses, invalidations, cold, cross;
@@ -83,6 +84,7 @@ struct ru_det {			/* one detection */
 	u8 size;		/* the use's access size */
 	u8 chained;		/* acc counted along the samples in between */
 	u8 counted;		/* ns is an exact access count (counters) */
+	double stack;		/* reuses: stack distance (ru_convert_run), for uses[] */
 };
 
 struct ru_pt {			/* a usable sample of a thread, for chains */
@@ -151,6 +153,7 @@ struct reuse {
 	struct reuse_result res;
 	struct reuse_thread *r_thr;
 	struct reuse_pair *r_pairs;
+	struct reuse_use *r_uses;
 };
 
 /* reuse.c */

@@ -172,3 +172,20 @@ if command -v "${CXX:-g++}" > /dev/null &&
 else
 	skip "C++ operator new" "no C++ compiler (${CXX:-g++}): $(head -c 200 "$TMP/err")"
 fi
+
+# --- reuse ranks objects by reuse beyond each cache: live only (needs traps).
+# microbench/objects' threads reuse their own 'slots' element and the shared
+# counter; both are heap objects named by their sites.
+if wp_fires; then
+	"$LOCIPROF" reuse -q --objects --cache L1=32K:8,L2=1M:16 --json "$TMP/ru.json" "$MB/objects" --pin \
+		> /dev/null 2> "$TMP/err"
+	got=$(js "$TMP/ru.json" "' '.join(sorted(o.get('site', '-') for o in (d['objects'] or []) if o['kind'] == 'heap'))")
+	if echo " $got " | grep -q " $want_top " && echo " $got " | grep -q " $want_counter " &&
+	   js "$TMP/ru.json" "all(set(o['beyond']) == {'L1', 'L2'} for o in d['objects'])" | grep -q True; then
+		ok "reuse objects[]: heap objects at $got, each with its mass beyond L1 and L2"
+	else
+		fail "reuse objects by site" "heap sites '$got'; $(tail -2 "$TMP/err")"
+	fi
+else
+	skip "reuse objects (live)" "$WP_REASON"
+fi
