@@ -50,8 +50,7 @@ static const struct mb_opt opts[] = {
 	{ "counter-mmap", MB_OPT_FLAG, &counter_mmap, 0, 0, NULL,
 	  "put 'counter' in a page of its own from an anonymous mmap" },
 	{ "alloc", MB_OPT_STR, &alloc_fn, 0, 0, "FN",
-	  "allocate 'slots' with FN: calloc (default), malloc, aligned_alloc, memalign,\n"
-	  "posix_memalign, valloc" },
+	  "make 'slots' with FN (calloc, malloc, aligned_alloc, memalign, posix_memalign, valloc)" },
 	{ "stack-work", MB_OPT_FLAG, &stack_work, 0, 0, NULL,
 	  "also store to an array on the thread's stack every iteration (private)" },
 	{ NULL },
