@@ -17,6 +17,7 @@ struct probe_def {
 	u8 fn;		/* enum lp_alloc_fn */
 	u8 ret;		/* uretprobe */
 	u8 cxx;		/* in libstdc++, when the program calls operator new */
+	u8 opt;		/* only if the executable calls it (or is the allocator) */
 };
 
 static const struct probe_def probe_defs[] = {
@@ -26,15 +27,20 @@ static const struct probe_def probe_defs[] = {
 	{ "calloc", LP_ALLOC_CALLOC, 1 },
 	{ "realloc", LP_ALLOC_REALLOC, 0 },
 	{ "realloc", LP_ALLOC_REALLOC, 1 },
-	/* glibc: aligned_alloc is memalign (one address, probed once) */
-	{ "aligned_alloc", LP_ALLOC_ALIGNED, 0 },
-	{ "aligned_alloc", LP_ALLOC_ALIGNED, 1 },
-	{ "memalign", LP_ALLOC_ALIGNED, 0 },
-	{ "memalign", LP_ALLOC_ALIGNED, 1 },
-	{ "posix_memalign", LP_ALLOC_POSIX_MEMALIGN, 0 },
-	{ "posix_memalign", LP_ALLOC_POSIX_MEMALIGN, 1 },
-	{ "valloc", LP_ALLOC_VALLOC, 0 },
-	{ "valloc", LP_ALLOC_VALLOC, 1 },
+	/*
+	 * Rarer ones, only when the executable imports them (a library's
+	 * calls are missed): every probe event is opened on each traced
+	 * thread and costs the kernel ~45 ms to remove (sess_alloc_bury).
+	 * glibc: aligned_alloc is memalign (one address, probed once).
+	 */
+	{ "aligned_alloc", LP_ALLOC_ALIGNED, 0, 0, 1 },
+	{ "aligned_alloc", LP_ALLOC_ALIGNED, 1, 0, 1 },
+	{ "memalign", LP_ALLOC_ALIGNED, 0, 0, 1 },
+	{ "memalign", LP_ALLOC_ALIGNED, 1, 0, 1 },
+	{ "posix_memalign", LP_ALLOC_POSIX_MEMALIGN, 0, 0, 1 },
+	{ "posix_memalign", LP_ALLOC_POSIX_MEMALIGN, 1, 0, 1 },
+	{ "valloc", LP_ALLOC_VALLOC, 0, 0, 1 },
+	{ "valloc", LP_ALLOC_VALLOC, 1, 0, 1 },
 	{ "free", LP_ALLOC_FREE, 0 },
 	{ "mmap", LP_ALLOC_MMAP, 0 },
 	{ "mmap", LP_ALLOC_MMAP, 1 },
@@ -45,14 +51,14 @@ static const struct probe_def probe_defs[] = {
 	 * return skips the program's new. Probed too, the block is reported
 	 * again at new's return with the right path (objects.c keeps the later).
 	 */
-	{ "_Znwm", LP_ALLOC_NEW, 0, 1 },
-	{ "_Znwm", LP_ALLOC_NEW, 1, 1 },
-	{ "_Znam", LP_ALLOC_NEW, 0, 1 },
-	{ "_Znam", LP_ALLOC_NEW, 1, 1 },
-	{ "_ZnwmSt11align_val_t", LP_ALLOC_NEW, 0, 1 },
-	{ "_ZnwmSt11align_val_t", LP_ALLOC_NEW, 1, 1 },
-	{ "_ZnamSt11align_val_t", LP_ALLOC_NEW, 0, 1 },
-	{ "_ZnamSt11align_val_t", LP_ALLOC_NEW, 1, 1 },
+	{ "_Znwm", LP_ALLOC_NEW, 0, 1, 1 },
+	{ "_Znwm", LP_ALLOC_NEW, 1, 1, 1 },
+	{ "_Znam", LP_ALLOC_NEW, 0, 1, 1 },
+	{ "_Znam", LP_ALLOC_NEW, 1, 1, 1 },
+	{ "_ZnwmSt11align_val_t", LP_ALLOC_NEW, 0, 1, 1 },
+	{ "_ZnwmSt11align_val_t", LP_ALLOC_NEW, 1, 1, 1 },
+	{ "_ZnamSt11align_val_t", LP_ALLOC_NEW, 0, 1, 1 },
+	{ "_ZnamSt11align_val_t", LP_ALLOC_NEW, 1, 1, 1 },
 };
 
 /*
@@ -153,17 +159,12 @@ static int find_allocator(pid_t pid, struct lp_symbols *syms, char *path, size_t
 }
 
 /*
- * libstdc++ when the program's executable calls operator new: the one it
- * maps, else the one ld.so will map. A library calling new for it is not
- * looked at. 0 or -ENOENT.
+ * libstdc++: the one the program maps, else the one ld.so would map. Its
+ * operator new is probed where the executable calls it (probe_def.opt);
+ * a library calling new for it is not looked at. 0 or -ENOENT.
  */
-static int find_cxx(pid_t pid, struct lp_symbols *syms, char *path, size_t len)
+static int find_cxx(pid_t pid, char *path, size_t len)
 {
-	char exe[PATH_MAX];
-
-	if (exe_path(pid, exe, sizeof(exe)) || (!symbols__file_imports(syms, exe, "_Znwm") &&
-						!symbols__file_imports(syms, exe, "_Znam")))
-		return -ENOENT;
 	if (!mapped_lib(pid, "libstdc++.so", path, len))
 		return 0;
 	return lib_file("libstdc++.so.6", path, len);
@@ -179,6 +180,7 @@ int sess_alloc_setup(struct lp_session *s, pid_t pid)
 {
 	struct lp_symbols *syms;
 	struct allocprobes *ap;
+	char exe[PATH_MAX];
 	int type, rbit, err;
 	size_t i;
 
@@ -198,8 +200,10 @@ int sess_alloc_setup(struct lp_session *s, pid_t pid)
 	err = find_allocator(pid, syms, ap->path, sizeof(ap->path));
 	if (err)
 		goto out;
-	if (find_cxx(pid, syms, ap->cxxpath, sizeof(ap->cxxpath)))
+	if (find_cxx(pid, ap->cxxpath, sizeof(ap->cxxpath)))
 		ap->cxxpath[0] = 0;
+	if (exe_path(pid, exe, sizeof(exe)))
+		exe[0] = 0;
 	rbit = retprobe_bit();
 	for (i = 0; i < ARRAY_SIZE(probe_defs) && ap->n < LP_ALLOC_PROBES; i++) {
 		const struct probe_def *d = &probe_defs[i];
@@ -208,7 +212,9 @@ int sess_alloc_setup(struct lp_session *s, pid_t pid)
 		int j;
 		u64 off;
 
-		if (!*file || symbols__func_file_offset(syms, file, d->sym, &off))
+		if (!*file || (d->opt && strcmp(file, exe) &&
+				!symbols__file_imports(syms, exe, d->sym)) ||
+		    symbols__func_file_offset(syms, file, d->sym, &off))
 			continue;
 		/* an alias of one probed already: both would fire */
 		for (j = 0; j < ap->n; j++)
