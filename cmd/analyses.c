@@ -16,6 +16,7 @@
 #include "cmd/builtin.h"
 #include "cmd/profile.h"
 #include "core/datafile.h"
+#include "core/json.h"
 #include "core/probe.h"
 #include "core/session.h"
 #include "core/symbols.h"
@@ -137,6 +138,57 @@ void analysis__object_label(const struct lp_run *run, u64 addr, char *buf, size_
 	} else {
 		snprintf(buf, len, "unknown");
 	}
+}
+
+int analysis__heap_site(const struct lp_run *run, const struct lp_object *b, char *buf,
+			size_t len, struct lp_srcloc *loc)
+{
+	const char *f;
+
+	if (!b || !run->syms || symbols__alloc_site(run->syms, b, loc) || !loc->file)
+		return -ENOENT;
+	f = strrchr(loc->file, '/');
+	snprintf(buf, len, "%s:%u", f ? f + 1 : loc->file, loc->line);
+	return 0;
+}
+
+void analysis__frame_name(const struct lp_run *run, u32 pid, u64 ret_addr, char *buf,
+			  size_t len)
+{
+	struct lp_srcloc loc;
+
+	if (run->syms && symbols__code(run->syms, pid, ret_addr - 1, &loc) == 0) {
+		const char *f = loc.file ? strrchr(loc.file, '/') : NULL;
+
+		snprintf(buf, len, "%s %s:%u", loc.function, f ? f + 1 : loc.file ? loc.file : "??",
+			 loc.line);
+	} else {
+		snprintf(buf, len, "%#" PRIx64, ret_addr);
+	}
+}
+
+void analysis__json_object(const struct lp_run *run, struct json_writer *w, const char *label,
+			   const char *kind, u64 start, u64 size, const struct lp_object *b)
+{
+	struct lp_srcloc loc;
+	char buf[300];
+	int k;
+
+	json__str(w, "object", label);
+	json__str(w, "kind", kind);
+	snprintf(buf, sizeof(buf), "%#" PRIx64, start);
+	json__str(w, "address", buf);
+	json__u64(w, "size", size);
+	if (analysis__heap_site(run, b, buf, sizeof(buf), &loc) == 0) {
+		json__str(w, "site", buf);
+		json__str(w, "function", loc.function);
+	}
+	json__arr_begin(w, "callpath");
+	for (k = 0; b && k < b->nframes; k++) {
+		analysis__frame_name(run, b->pid, b->frames[k], buf, sizeof(buf));
+		json__str(w, NULL, buf);
+	}
+	json__arr_end(w);
 }
 
 int analysis__make_dir(const char *dir)

@@ -121,6 +121,21 @@ void analysis__run_warning(const struct lp_run *run, FILE *f);
 
 /* The data object at @addr in the run's process, as every report names it. */
 void analysis__object_label(const struct lp_run *run, u64 addr, char *buf, size_t len);
+struct lp_object;
+struct lp_srcloc;
+struct json_writer;
+/* "objects.c:69": heap block @b's allocation site; 0, or -ENOENT. */
+int analysis__heap_site(const struct lp_run *run, const struct lp_object *b, char *buf,
+			size_t len, struct lp_srcloc *loc);
+/* One call-path frame (a return address): "func file:line", or the address. */
+void analysis__frame_name(const struct lp_run *run, u32 pid, u64 ret_addr, char *buf,
+			  size_t len);
+/*
+ * JSON members of a data object: "object" (@label), "kind", "address", "size",
+ * and of heap block @b (may be NULL) "site", "function" (when known), "callpath".
+ */
+void analysis__json_object(const struct lp_run *run, struct json_writer *w, const char *label,
+			   const char *kind, u64 start, u64 size, const struct lp_object *b);
 /* Create @dir for --csv/--svg files if it is not there. 0 or -errno. */
 int analysis__make_dir(const char *dir);
 

@@ -134,10 +134,13 @@ static void print_event(struct lp_symbols *syms, const struct lp_event *ev)
 		break;
 	}
 	case LP_EV_THREAD_START:
-	case LP_EV_THREAD_EXIT: {
+	case LP_EV_THREAD_EXIT:
+	case LP_EV_THREAD_TLS: {
 		const struct lp_thread *x = &ev->thread;
 
 		printf("%7u/%-7u       %14s: %-12s index %u", x->pid, x->tid, "", name, x->index);
+		if (ev->type == LP_EV_THREAD_TLS)
+			printf(" fs_base %#" PRIx64, x->fs_base);
 		if (ev->type == LP_EV_THREAD_START && x->parent_tid)
 			printf(" parent %u", x->parent_tid);
 		if (ev->type == LP_EV_THREAD_EXIT)

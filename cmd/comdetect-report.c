@@ -75,34 +75,10 @@ static const char *const object_kinds[] = {
 	[COMDETECT_OBJ_REGION] = "region",
 };
 
-/* "objects.c:69" for a heap block's allocation site; 0, or -ENOENT. */
-static int object_site(const struct comdetect_report *r, const struct comdetect_object *o,
-		       char *buf, size_t len, struct lp_srcloc *loc)
-{
-	const char *f;
-
-	if (!o->heap || !r->run.syms || symbols__alloc_site(r->run.syms, o->heap, loc) ||
-	    !loc->file)
-		return -ENOENT;
-	f = strrchr(loc->file, '/');
-	snprintf(buf, len, "%s:%u", f ? f + 1 : loc->file, loc->line);
-	return 0;
-}
-
-/* One call-path frame: "func file:line", or the address. */
 static void frame_name(const struct comdetect_report *r, u32 pid, u64 ret_addr, char *buf,
 		       size_t len)
 {
-	struct lp_srcloc loc;
-
-	if (r->run.syms && symbols__code(r->run.syms, pid, ret_addr - 1, &loc) == 0) {
-		const char *f = loc.file ? strrchr(loc.file, '/') : NULL;
-
-		snprintf(buf, len, "%s %s:%u", loc.function, f ? f + 1 : loc.file ? loc.file : "??",
-			 loc.line);
-	} else {
-		snprintf(buf, len, "%#" PRIx64, ret_addr);
-	}
+	analysis__frame_name(&r->run, pid, ret_addr, buf, len);
 }
 
 /* "10/85/5": the object's sampled loads, stores and atomics in percent */
@@ -153,14 +129,12 @@ static void print_objects(const struct comdetect_report *r, FILE *f, double tota
 	}
 	if (n > TEXT_TOP_OBJECTS)
 		fprintf(f, "  ... %d more objects (--json lists them)\n", n - TEXT_TOP_OBJECTS);
-	free(v);
+	comdetect__objects_free(v, n);
 }
 
 static void json_objects(const struct comdetect_report *r, struct json_writer *w)
 {
 	struct comdetect_object *v = NULL;
-	struct lp_srcloc loc;
-	char buf[300];
 	int n = 0, i, k;
 
 	json__arr_begin(w, "objects");
@@ -169,21 +143,8 @@ static void json_objects(const struct comdetect_report *r, struct json_writer *w
 			const struct comdetect_object *o = &v[i];
 
 			json__obj_begin(w, NULL);
-			json__str(w, "object", o->label);
-			json__str(w, "kind", object_kinds[o->kind]);
-			snprintf(buf, sizeof(buf), "%#" PRIx64, o->start);
-			json__str(w, "address", buf);
-			json__u64(w, "size", o->size);
-			if (object_site(r, o, buf, sizeof(buf), &loc) == 0) {
-				json__str(w, "site", buf);
-				json__str(w, "function", loc.function);
-			}
-			json__arr_begin(w, "callpath");
-			for (k = 0; o->heap && k < o->heap->nframes; k++) {
-				frame_name(r, o->heap->pid, o->heap->frames[k], buf, sizeof(buf));
-				json__str(w, NULL, buf);
-			}
-			json__arr_end(w);
+			analysis__json_object(&r->run, w, o->label, object_kinds[o->kind], o->start, o->size,
+					      o->heap);
 			json__double(w, "true", o->vol_true);
 			json__double(w, "false", o->vol_false);
 			json__u64(w, "lines", o->nlines);
@@ -199,9 +160,15 @@ static void json_objects(const struct comdetect_report *r, struct json_writer *w
 			json__u64(w, "stores", o->stores);
 			json__u64(w, "atomics", o->atomics);
 			json__obj_end(w);
+			/* its access-over-time picture (--svg): points kept of those seen */
+			json__obj_begin(w, "timeline");
+			json__u64(w, "points", o->npoints);
+			json__u64(w, "offered", o->points_seen);
+			json__u64(w, "samples", o->line_points_seen);
+			json__obj_end(w);
 			json__obj_end(w);
 		}
-		free(v);
+		comdetect__objects_free(v, n);
 	}
 	json__arr_end(w);
 }
@@ -794,6 +761,87 @@ static int write_svg(const struct comdetect_report *r, const char *dir, const ch
 	return err;
 }
 
+#define SVG_OBJECTS 4	/* access-over-time pictures: the top objects */
+
+static const int kind_shape[] = {
+	[LP_ACCESS_LOAD] = SVG_SHAPE_LOAD, [LP_ACCESS_STORE] = SVG_SHAPE_STORE,
+	[LP_ACCESS_ATOMIC] = SVG_SHAPE_ATOMIC,
+};
+
+/* One object's sampled accesses: offset within it over time, by thread. */
+static int write_object_svg(const struct comdetect_report *r, const char *dir, int rank,
+			    const struct comdetect_object *o, u64 t0)
+{
+	char path[4096], title[512], yt[64];
+	char **names = calloc(r->res->nthreads ? r->res->nthreads : 1, sizeof(*names));
+	struct svg_point *p = calloc(o->npoints ? o->npoints : 1, sizeof(*p));
+	struct svg_scatter sc;
+	u32 i;
+	int err = 0;
+	FILE *f;
+
+	if (!names || !p) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < (u32)r->res->nthreads; i++)
+		if (asprintf(&names[i], "T%u", i) < 0)
+			names[i] = NULL;
+	for (i = 0; i < o->npoints; i++) {
+		const struct comdetect_object_point *q = &o->points[i];
+
+		p[i].x = (q->time - t0) / 1e9;
+		p[i].y = (double)q->off;
+		p[i].series = q->thread;
+		p[i].shape = q->kind < ARRAY_SIZE(kind_shape) ? kind_shape[q->kind] : SVG_SHAPE_LOAD;
+	}
+	snprintf(title, sizeof(title), "#%d %s: %u of %" PRIu64 " sampled accesses", rank,
+		 o->label, o->npoints, o->line_points_seen);
+	snprintf(yt, sizeof(yt), "offset in the object (%" PRIu64 " B)", o->size);
+	memset(&sc, 0, sizeof(sc));
+	sc.title = title;
+	sc.x_title = "time since the first access shown (s)";
+	sc.y_title = yt;
+	sc.nseries = r->res->nthreads;
+	sc.series_names = (const char *const *)names;
+	sc.n = o->npoints;
+	sc.p = p;
+	sc.ymin = 0;
+	sc.ymax = o->size > 1 ? (double)o->size - 1 : 1;
+	snprintf(path, sizeof(path), "%s/object-%d.svg", dir, rank);
+	f = fopen(path, "w");
+	err = f ? svg__scatter(f, &sc) : -errno;
+	if (f && fclose(f) && !err)
+		err = -errno;
+out:
+	for (i = 0; names && i < (u32)r->res->nthreads; i++)
+		free(names[i]);
+	free(names);
+	free(p);
+	return err;
+}
+
+/* object-N.svg for the top SVG_OBJECTS objects with points, one time origin. */
+static int write_objects_svg(const struct comdetect_report *r, const char *dir)
+{
+	struct comdetect_object *v = NULL;
+	int n = 0, i, err = 0;
+	u64 t0 = ~0ull;
+	u32 k;
+
+	if (!r->run.syms || comdetect__objects(r->res, r->run.syms, r->run.pid, &v, &n))
+		return 0;
+	for (i = 0; i < n && i < SVG_OBJECTS; i++)
+		for (k = 0; k < v[i].npoints; k++)
+			if (v[i].points[k].time < t0)
+				t0 = v[i].points[k].time;
+	for (i = 0; i < n && i < SVG_OBJECTS && !err; i++)
+		if (v[i].npoints)
+			err = write_object_svg(r, dir, i + 1, &v[i], t0);
+	comdetect__objects_free(v, n);
+	return err;
+}
+
 int comdetect_report__svg(const void *view, const char *dir)
 {
 	const struct comdetect_report *r = view;
@@ -818,5 +866,7 @@ int comdetect_report__svg(const void *view, const char *dir)
 	if (!err)
 		err = write_svg(r, dir, "core-all", "all (by core)", res->core_all, res->ncpus,
 				"core", "C");
+	if (!err)
+		err = write_objects_svg(r, dir);
 	return err;
 }

@@ -364,9 +364,9 @@ void profile__print_stats(const struct lp_session *s, const struct profile_opts 
 		fprintf(stderr, " ]\n");
 	}
 	if (st->alloc_probes || st->allocs)
-		fprintf(stderr, "[ heap objects: %llu allocations and %llu frees tracked%s ]\n",
-			(unsigned long long)st->allocs, (unsigned long long)st->frees,
-			st->alloc_stopped_at ? ", then --objects-max was reached: later allocations "
+		fprintf(stderr, "[ heap objects: %llu allocations and %llu frees tracked (%d allocator "
+			"probes)%s ]\n", (unsigned long long)st->allocs, (unsigned long long)st->frees,
+			st->alloc_probes, st->alloc_stopped_at ? ", then --objects-max was reached: later allocations "
 			"are not named" : "");
 	else if (po->objects && st->last_alloc_error)
 		fprintf(stderr, "[ heap objects not tracked: %s%s ]\n", strerror(-st->last_alloc_error),
@@ -532,7 +532,7 @@ int profile__symbols_sink(void *arg, const struct lp_event *ev, struct lp_action
 		symbols__add_mmap(arg, &ev->mmap);
 	else if (ev->type == LP_EV_ALLOC || ev->type == LP_EV_FREE)
 		symbols__add_alloc(arg, ev);
-	else if (ev->type == LP_EV_THREAD_START)
+	else if (ev->type == LP_EV_THREAD_START || ev->type == LP_EV_THREAD_TLS)
 		symbols__add_thread(arg, &ev->thread);
 	return 0;
 }

@@ -11,6 +11,7 @@
 #include "cmd/reuse-report.h"
 #include "core/json.h"
 #include "core/reuse-model.h"
+#include "core/reuse-objects.h"
 #include "core/svg.h"
 
 #define MRC_MAX_LOG2	26	/* miss-ratio curve up to 2^26 lines (4 GiB) */
@@ -234,6 +235,66 @@ static u64 reuse_site_ip(u64 ip)
 	return ip ? ip - 1 : ip;
 }
 
+#define TEXT_TOP_OBJECTS 10
+
+static const char *const object_kinds[] = {
+	[REUSE_OBJ_HEAP] = "heap", [REUSE_OBJ_STATIC] = "static", [REUSE_OBJ_REGION] = "region",
+};
+
+/* The objects of the uses, or why not: NULL with *@why set. */
+static struct reuse_object *objects(const struct reuse_report *r, int *n, const char **why)
+{
+	struct reuse_object *v = NULL;
+	int err;
+
+	*n = 0;
+	*why = NULL;
+	if (r->exact) {
+		*why = "a trace has no allocation events or mappings";
+		return NULL;
+	}
+	err = reuse__objects(r->res, r->run.syms, r->caches, r->ncaches, &v, n);
+	if (err == -ENODATA)
+		*why = r->res->nuses ? "no use address is in a known mapping or allocation" : "no uses";
+	else if (err)
+		*why = strerror(-err);
+	return v;
+}
+
+static void print_objects(const struct reuse_report *r, FILE *f)
+{
+	const char *why;
+	double tot[REUSE_OBJECT_CACHES] = { 0 }, all = 0;
+	int n, i, c, nc = r->ncaches < REUSE_OBJECT_CACHES ? r->ncaches : REUSE_OBJECT_CACHES;
+	struct reuse_object *v = objects(r, &n, &why);
+
+	if (!v) {
+		fprintf(f, "\nobjects: not available (%s)\n", why);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		all += v[i].uses;
+		for (c = 0; c < nc; c++)
+			tot[c] += v[i].beyond[c];
+	}
+	fprintf(f, "\nData objects by reuse beyond each cache (%% of all uses' misses there, "
+		"SDCM as above; cold and invalidated uses miss):\n  %3s %6s", "#", "uses%");
+	for (c = 0; c < nc; c++)
+		fprintf(f, " %5s%%", r->caches[c].name);
+	fprintf(f, "  %-6s %s\n", "kind", "object");
+	for (i = 0; i < n && i < TEXT_TOP_OBJECTS; i++) {
+		fprintf(f, "  %3d %6.1f", i + 1, 100 * frac(v[i].uses, all));
+		for (c = 0; c < nc; c++)
+			fprintf(f, " %6.1f", 100 * frac(v[i].beyond[c], tot[c]));
+		fprintf(f, "  %-6s %s\n", object_kinds[v[i].kind], v[i].label);
+	}
+	if (!nc)
+		fprintf(f, "  (ranked by uses: no cache geometry, give --cache)\n");
+	if (n > TEXT_TOP_OBJECTS)
+		fprintf(f, "  ... %d more objects (--json lists them)\n", n - TEXT_TOP_OBJECTS);
+	free(v);
+}
+
 void reuse_report__print(const void *view, FILE *f)
 {
 	const struct reuse_report *r = view;
@@ -368,6 +429,7 @@ void reuse_report__print(const void *view, FILE *f)
 			p->reuses, p->invalidations, o);
 		fprintf(f, "     use   %s\n     reuse %s\n", a, b);
 	}
+	print_objects(r, f);
 	if (!r->exact)
 		fprintf(f, "\n# traps %" PRIu64 " (stale %" PRIu64 ", late %" PRIu64 ", the sampled access "
 			"itself %" PRIu64 ", the use reported again %" PRIu64 "); samples without a free slot "
@@ -602,6 +664,38 @@ static void json_pairs(struct json_writer *wp, const struct reuse_report *r)
 	json__arr_end(wp);
 }
 
+static void json_objects(struct json_writer *w, const struct reuse_report *r)
+{
+	int n, i, c, nc = r->ncaches < REUSE_OBJECT_CACHES ? r->ncaches : REUSE_OBJECT_CACHES;
+	const char *why;
+	struct reuse_object *v = objects(r, &n, &why);
+
+	if (!v) {
+		json__null(w, "objects");
+		json__str(w, "objects_unavailable", why);
+		return;
+	}
+	json__arr_begin(w, "objects");
+	for (i = 0; i < n; i++) {
+		const struct reuse_object *o = &v[i];
+
+		json__obj_begin(w, NULL);
+		analysis__json_object(&r->run, w, o->label, object_kinds[o->kind], o->start, o->size,
+				      o->heap);
+		json__u64(w, "detections", o->detections);
+		json__double(w, "uses", o->uses);
+		json__double(w, "cold", o->cold);
+		json__double(w, "invalidations", o->inval);
+		json__obj_begin(w, "beyond");	/* weight x P(miss) per cache */
+		for (c = 0; c < nc; c++)
+			json__double(w, r->caches[c].name, o->beyond[c]);
+		json__obj_end(w);
+		json__obj_end(w);
+	}
+	json__arr_end(w);
+	free(v);
+}
+
 int reuse_report__json(const void *view, const char *path)
 {
 	const struct reuse_report *r = view;
@@ -678,6 +772,7 @@ int reuse_report__json(const void *view, const char *path)
 	json_hit_rates(&w, r);
 	json_mrc(&w, r);
 	json_pairs(&w, r);
+	json_objects(&w, r);
 	if (r->predict)
 		reuse_predict_report__json(r->predict, &w);
 	json__obj_end(&w);

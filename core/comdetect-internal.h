@@ -90,6 +90,7 @@ struct comdetect {
 	struct comdetect_config cfg;
 	int ndr;		/* registers armed per line: min(nslots, max_dr, L/M) */
 	u64 rng;
+	u64 point_rng;		/* the lines' reservoirs: rng's draws stay as they were */
 	u64 seq, cookie_gen;
 
 	struct cd_entry *board;

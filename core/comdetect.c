@@ -233,9 +233,29 @@ static struct comdetect_line *cd_line_get(struct comdetect *cd, u64 line)
 	return &cd->lines[idx].l;
 }
 
+/* Algorithm R: each sampled access of the line kept with equal chance. */
+static void cd_line_point(struct comdetect *cd, struct comdetect_line *l, u64 time,
+			  u32 thread, u64 off, u64 len, u8 kind)
+{
+	struct comdetect_point *p;
+	u64 j;
+
+	l->points_seen++;
+	if (l->npoints < COMDETECT_LINE_POINTS) {
+		p = &l->points[l->npoints++];
+	} else {
+		j = lp_splitmix64(&cd->point_rng) % l->points_seen;
+		if (j >= COMDETECT_LINE_POINTS)
+			return;
+		p = &l->points[j];
+	}
+	*p = (struct comdetect_point){ .time = time, .thread = thread, .off = off, .len = len,
+				       .kind = kind };
+}
+
 static void cd_line_touch(struct comdetect *cd, struct comdetect_line *l,
 			  u32 thread, u64 addr, u64 len, u8 kind, u8 src,
-			  u64 ip)
+			  u64 ip, u64 time)
 {
 	u64 off = addr - l->line, L = cd->cfg.line_size;
 	struct comdetect_touch *t;
@@ -267,6 +287,8 @@ static void cd_line_touch(struct comdetect *cd, struct comdetect_line *l,
 	} else {
 		l->touches_dropped++;
 	}
+	if (time)	/* a sample of the line's (not a trap, not a late publisher) */
+		cd_line_point(cd, l, time, thread, off, len, kind);
 
 	for (i = 0; i < l->nips; i++) {
 		p = &l->ips[i];
@@ -629,7 +651,7 @@ static int cd_sample(struct comdetect *cd, const struct lp_sample *s,
 		if (!e->touched) {
 			l = cd_line_find(cd, line);
 			cd_line_touch(cd, l, e->pub, e->addr, e->len, e->kind,
-				      COMDETECT_SRC_SAMPLE, e->ip);
+				      COMDETECT_SRC_SAMPLE, e->ip, 0);
 			e->touched = 1;
 		}
 		e->seen |= 1ull << (me & 63);
@@ -644,7 +666,7 @@ static int cd_sample(struct comdetect *cd, const struct lp_sample *s,
 	l = cd_line_find(cd, line);
 	if (l)
 		cd_line_touch(cd, l, me, s->addr, len, s->kind,
-			      COMDETECT_SRC_SAMPLE, s->ip);
+			      COMDETECT_SRC_SAMPLE, s->ip, s->time ? s->time : 1);
 
 	cd_tau_update(t, s->time);
 	if (is_store)
@@ -703,12 +725,12 @@ static int cd_trap(struct comdetect *cd, const struct lp_trap *tr,
 		e = NULL;
 	if (!(e ? e->touched : w->pub_touched)) {
 		cd_line_touch(cd, l, w->pub, w->pub_addr, w->pub_len,
-			      w->pub_kind, COMDETECT_SRC_SAMPLE, w->pub_ip);
+			      w->pub_kind, COMDETECT_SRC_SAMPLE, w->pub_ip, 0);
 		if (e)
 			e->touched = 1;
 	}
 	cd_line_touch(cd, l, me, sl->addr, COMDETECT_WP_LEN, LP_ACCESS_NONE,
-		      COMDETECT_SRC_TRAP, tr->ip);
+		      COMDETECT_SRC_TRAP, tr->ip, 0);
 
 	if (!current) {	/* one detection per watch; its registers moved on */
 		t->pw.active = 0;
@@ -781,6 +803,7 @@ struct comdetect *comdetect__new(const struct comdetect_config *cfg)
 	if (cd->ndr > cd->cfg.line_size / COMDETECT_WP_LEN)
 		cd->ndr = cd->cfg.line_size / COMDETECT_WP_LEN;
 	cd->rng = cd->cfg.seed;
+	cd->point_rng = cd->cfg.seed ^ 0x9e3779b97f4a7c15ull;
 	cd->free_line = -1;
 	cd->nbuckets = cd->cfg.max_lines * 2 + 1;
 	cd->board = calloc(cd->cfg.board_size, sizeof(*cd->board));

@@ -102,6 +102,20 @@ struct comdetect_touch {
 	u64 count;
 };
 
+/*
+ * A sampled access to a tracked line, kept for the access-over-time
+ * picture of its object (Chen et al. 2012): a uniform reservoir of
+ * COMDETECT_LINE_POINTS per line over every sampled access it recorded.
+ */
+#define COMDETECT_LINE_POINTS	64
+struct comdetect_point {
+	u64 time;
+	u32 thread;		/* thread index */
+	u8 off, len;		/* byte range within the line */
+	u8 kind;		/* enum lp_access_kind */
+	u8 pad;
+};
+
 struct comdetect_ip {
 	u64 ip;
 	u32 thread;
@@ -117,6 +131,9 @@ struct comdetect_line {
 	u64 touches_dropped, ips_dropped;	/* beyond the fixed arrays */
 	struct comdetect_touch touches[COMDETECT_LINE_TOUCHES];
 	struct comdetect_ip ips[COMDETECT_LINE_IPS];
+	u64 points_seen;	/* sampled accesses offered to points[] */
+	int npoints;
+	struct comdetect_point points[COMDETECT_LINE_POINTS];
 };
 
 struct comdetect_stats {

@@ -206,7 +206,8 @@ int datafile__put_event(struct wb *w, const struct lp_event *ev)
 {
 	switch (ev->type) {
 	case LP_EV_THREAD_START:
-	case LP_EV_THREAD_EXIT: {
+	case LP_EV_THREAD_EXIT:
+	case LP_EV_THREAD_TLS: {
 		const struct lp_thread *e = &ev->thread;
 
 		wb_u64(w, e->time);
@@ -344,7 +345,8 @@ int datafile__get_event(struct rd *r, u32 type, struct lp_event *ev)
 	ev->type = type;
 	switch (type) {
 	case LP_EV_THREAD_START:
-	case LP_EV_THREAD_EXIT: {
+	case LP_EV_THREAD_EXIT:
+	case LP_EV_THREAD_TLS: {
 		struct lp_thread *e = &ev->thread;
 
 		e->time = rd_u64(r);
@@ -481,7 +483,8 @@ int datafile__get_event(struct rd *r, u32 type, struct lp_event *ev)
 		return -EBADMSG;
 	/* sizes come from these: a CPU beyond any machine is damage, not data */
 	if (!cpu_ok(type == LP_EV_SAMPLE ? ev->sample.cpu : type == LP_EV_TRAP ? ev->trap.cpu :
-		    type == LP_EV_THREAD_START || type == LP_EV_THREAD_EXIT ? ev->thread.cpu : 0))
+		    type == LP_EV_THREAD_START || type == LP_EV_THREAD_EXIT ||
+		    type == LP_EV_THREAD_TLS ? ev->thread.cpu : 0))
 		return -EBADMSG;
 	return 0;
 }

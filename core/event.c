@@ -24,6 +24,7 @@ const char *const lp_event_names[LP_EV__MAX] = {
 	[LP_EV_EXEC] = "exec",
 	[LP_EV_ALLOC] = "alloc",
 	[LP_EV_FREE] = "free",
+	[LP_EV_THREAD_TLS] = "thread-tls",
 };
 
 const char *const lp_alloc_fn_names[LP_ALLOC__MAX] = {
@@ -34,4 +35,7 @@ const char *const lp_alloc_fn_names[LP_ALLOC__MAX] = {
 	[LP_ALLOC_FREE] = "free",
 	[LP_ALLOC_MMAP] = "mmap",
 	[LP_ALLOC_MUNMAP] = "munmap",
+	[LP_ALLOC_POSIX_MEMALIGN] = "posix_memalign",
+	[LP_ALLOC_VALLOC] = "valloc",
+	[LP_ALLOC_NEW] = "new",
 };

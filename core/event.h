@@ -130,6 +130,9 @@ enum lp_alloc_fn {
 	LP_ALLOC_FREE,
 	LP_ALLOC_MMAP,		/* anonymous mmap */
 	LP_ALLOC_MUNMAP,	/* an LP_EV_FREE */
+	LP_ALLOC_POSIX_MEMALIGN,	/* the block is written to *memptr */
+	LP_ALLOC_VALLOC,		/* valloc */
+	LP_ALLOC_NEW,			/* C++ operator new, new[] (libstdc++) */
 	LP_ALLOC__MAX
 };
 
@@ -185,6 +188,7 @@ enum lp_event_type {
 	LP_EV_EXEC,		/* since data file 1.3 */
 	LP_EV_ALLOC,		/* since data file 1.4 */
 	LP_EV_FREE,		/* since data file 1.4 */
+	LP_EV_THREAD_TLS,	/* a thread's fs_base learnt late (1.4 readers skip it) */
 	LP_EV__MAX
 };
 

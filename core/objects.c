@@ -121,9 +121,27 @@ int objects__alloc(struct lp_objects *o, const struct lp_alloc *a)
 {
 	u64 size = a->size ? a->size : 1, first = a->addr >> PAGE_SHIFT;
 	u64 last = (a->addr + size - 1) >> PAGE_SHIFT, p;
-	u32 id = o->n, r = by_start(o, &o->freed, a->pid, a->addr);
+	u32 id = o->n, r = by_start(o, &o->live, a->pid, a->addr);
 	int err;
 
+	/*
+	 * Allocated where a live block starts: the same block reported again
+	 * by the allocator that called the first (operator new's malloc), or a
+	 * free not seen. The later report is the block; the other one ends.
+	 */
+	if (r) {
+		struct lp_object *old = &o->v[r - 1];
+		u64 oend = old->start + (old->size ? old->size : 1) - 1;
+
+		if (oend >> PAGE_SHIFT == last && last - first < LARGE_PAGES) {
+			fill(old, a, r - 1);
+			return 0;
+		}
+		old->end = a->time;
+		if (lp_map__put(&o->live, start_key(a->pid, a->addr), 0))
+			return -ENOMEM;
+	}
+	r = by_start(o, &o->freed, a->pid, a->addr);
 	if (r) {
 		const struct lp_object *old = &o->v[r - 1];
 		u64 oend = old->start + (old->size ? old->size : 1) - 1;

@@ -58,8 +58,7 @@ static int cursor_init(struct cursor *c, const void *rec, size_t len,
 	return 0;
 }
 
-#define UNSUPPORTED (PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_STACK_USER |	\
-		     PERF_SAMPLE_REGS_INTR | PERF_SAMPLE_AUX)
+#define UNSUPPORTED (PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_REGS_INTR | PERF_SAMPLE_AUX)
 
 #define READ_FORMATS (PERF_FORMAT_TOTAL_TIME_ENABLED |			\
 		      PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID |	\
@@ -189,7 +188,19 @@ int perf_sample__parse_read(const void *rec, size_t len, u64 sample_type,
 			out->regs_mask = regs_mask & ((1ULL << LP_REG__MAX) - 1);
 		}
 	}
-	/* STACK_USER refused */
+	if (st & PERF_SAMPLE_STACK_USER) {	/* u64 size, data[size], u64 dyn_size */
+		u64 size, dyn;
+
+		if (get_u64(&c, &size))
+			return -EINVAL;
+		out->stack = c.p;
+		out->stack_size = 0;
+		if (size) {
+			if (skip(&c, size) || get_u64(&c, &dyn))
+				return -EINVAL;
+			out->stack_size = dyn < size ? dyn : size;
+		}
+	}
 	if (st & PERF_SAMPLE_WEIGHT) {
 		if (get_u64(&c, &out->weight))
 			return -EINVAL;

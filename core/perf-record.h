@@ -45,6 +45,9 @@ struct lp_perf_sample {
 	/* PERF_SAMPLE_CALLCHAIN: nr u64 entries, context markers included */
 	u32 callchain_nr;
 	const void *callchain;	/* points into the parsed buffer (memcpy each) */
+	/* PERF_SAMPLE_STACK_USER: the bytes copied from the user sp up */
+	u64 stack_size;
+	const void *stack;	/* points into the parsed buffer */
 	/* Parsed so that later fields line up; kept for whoever wants them. */
 	u64 transaction;
 	u64 phys_addr;
@@ -63,8 +66,7 @@ struct lp_perf_sample {
  * Parse the body of a PERF_RECORD_SAMPLE (@rec points at the perf_event_header,
  * @len is header.size). @regs_mask is attr.sample_regs_user. Returns 0, or
  * -EINVAL if the record is shorter than its sample_type implies or carries a
- * field lociprof does not understand (BRANCH_STACK,
- * STACK_USER, REGS_INTR, AUX, bits beyond PERF_SAMPLE_MAX, or both WEIGHT
+ * field lociprof does not understand (BRANCH_STACK, REGS_INTR, AUX, bits beyond PERF_SAMPLE_MAX, or both WEIGHT
  * and WEIGHT_STRUCT). Fields are read in the kernel's output order
  * (perf_output_sample: ... PHYS_ADDR, CGROUP, DATA_PAGE_SIZE, CODE_PAGE_SIZE,
  * AUX); bytes after the last field are ignored. regs[] is indexed by

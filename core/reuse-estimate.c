@@ -26,8 +26,10 @@ void ru_result_free(struct reuse *ru)
 {
 	free(ru->r_thr);
 	free(ru->r_pairs);
+	free(ru->r_uses);
 	ru->r_thr = NULL;
 	ru->r_pairs = NULL;
+	ru->r_uses = NULL;
 }
 
 static int ru_pair_cmp(const void *pa, const void *pb)
@@ -831,6 +833,7 @@ static int ru_convert_run(struct reuse *ru, struct ru_det **v, size_t nv,
 				d = ru_piecewise(blk, nb, c, x,
 						 (double)reuse__ns_to_accesses(x->acc, 1.0));
 				reuse_hist__add(stack, d > 0 ? (u64)(d + 0.5) : 0, x->w);
+				v[j]->stack = d > 0 ? d : 0;
 			}
 		}
 	}
@@ -865,6 +868,31 @@ static int ru_convert(struct reuse *ru, struct reuse_result *r, u32 n)
 	}
 	free(v);
 	return err;
+}
+
+/* Every detection as a use with its outcome, for views by data object. */
+static int ru_uses(struct reuse *ru, struct reuse_result *r)
+{
+	size_t d;
+
+	ru->r_uses = malloc((ru->ndet ? ru->ndet : 1) * sizeof(*ru->r_uses));
+	if (!ru->r_uses)
+		return -ENOMEM;
+	for (d = 0; d < ru->ndet; d++) {
+		const struct ru_det *x = &ru->det[d];
+		struct reuse_use *u = &ru->r_uses[d];
+
+		u->addr = x->addr;
+		u->thread = x->thread;
+		u->pid = x->thread < ru->nthr ? ru->thr[x->thread].pid : 0;
+		u->kind = x->kind == RU_REUSE ? REUSE_USE_REUSE : x->kind == RU_INVAL ?
+			  REUSE_USE_INVAL : REUSE_USE_COLD;
+		u->stack = x->kind == RU_REUSE ? x->stack : 0;
+		u->w = x->w;
+	}
+	r->uses = ru->r_uses;
+	r->nuses = ru->ndet;
+	return 0;
 }
 
 const struct reuse_result *reuse__result(struct reuse *ru)
@@ -947,6 +975,10 @@ const struct reuse_result *reuse__result(struct reuse *ru)
 			ru->r_pairs[r->npairs++] = ru->pairs[k].p;
 	qsort(ru->r_pairs, r->npairs, sizeof(*ru->r_pairs), ru_pair_cmp);
 	r->pairs = ru->r_pairs;
+	if (ru_uses(ru, r)) {
+		ru_result_free(ru);
+		return NULL;
+	}
 	r->stats = ru->st;
 	return r;
 }

@@ -54,6 +54,7 @@ struct ru_slot {
 
 struct ru_thread {
 	u32 tid;
+	u32 pid;
 	u8 started, live;
 	u32 cpu;
 	u64 samples, reuses, invalidations, cold, cross;
@@ -84,6 +85,7 @@ struct ru_det {			/* one detection */
 	u8 chained;		/* acc counted along the samples in between */
 	u8 counted;		/* ns is an exact access count (counters) */
 	u8 is_short;		/* timed within the resolution (reuse_resolution) */
+	double stack;		/* reuses: stack distance (ru_convert_run), for uses[] */
 };
 
 struct ru_pt {			/* a usable sample of a thread, for chains */
@@ -152,6 +154,7 @@ struct reuse {
 	struct reuse_result res;
 	struct reuse_thread *r_thr;
 	struct reuse_pair *r_pairs;
+	struct reuse_use *r_uses;
 };
 
 /* reuse.c */

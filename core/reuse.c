@@ -699,6 +699,7 @@ static int ru_trap(struct reuse *ru, const struct lp_trap *tr,
 		if (err)
 			return err;
 		ru->det[ru->ndet - 1].counted = counted;
+		ru->det[ru->ndet - 1].addr = w->use_addr;
 		ru_pair_add(ru, w, tr->ip, 1);
 	}
 	sl->n = 1.0;
@@ -727,6 +728,7 @@ static int ru_thread_start(struct reuse *ru, const struct lp_thread *th,
 		ru->nlive--;
 	memset(t, 0, sizeof(*t));
 	t->tid = th->tid;
+	t->pid = th->pid;
 	t->cpu = th->cpu;
 	t->started = t->live = 1;
 	ru->nlive++;
@@ -762,6 +764,8 @@ static int ru_thread_exit(struct reuse *ru, const struct lp_thread *th,
 			continue;
 		/* private: no reuse by its owner can follow */
 		err = ru_record(ru, me, RU_COLD, 0, 0, 1, sl->cur.logp, sl->cur.use_time, sl->cur.use_ns);
+		if (!err)
+			ru->det[ru->ndet - 1].addr = sl->cur.use_addr;
 		if (!err)
 			err = ru_disarm_slot(ru, i, th->time, out);
 		if (err)
@@ -807,6 +811,7 @@ int reuse__finish(struct reuse *ru)
 		err = ru_record(ru, sl->cur.owner, RU_COLD, 0, 0, 1, sl->cur.logp, sl->cur.use_time, sl->cur.use_ns);
 		if (err)
 			return err;
+		ru->det[ru->ndet - 1].addr = sl->cur.use_addr;
 		sl->cur.active = 0;
 	}
 	return 0;

@@ -91,6 +91,16 @@ struct reuse_pair {
 	u32 thread;			/* use thread index of the first one */
 };
 
+/* One sampled use and what followed it, for views by data object. */
+enum reuse_use_kind { REUSE_USE_REUSE, REUSE_USE_INVAL, REUSE_USE_COLD };
+struct reuse_use {
+	u64 addr;			/* the use's data address */
+	u32 pid, thread;		/* its process, thread index */
+	u8 kind;			/* enum reuse_use_kind */
+	double stack;			/* REUSE: stack distance (the result's granularity) */
+	double w;			/* its weight, as in the histograms */
+};
+
 struct reuse_thread {
 	u32 tid;			/* 0 if never started */
 	u64 samples;			/* usable samples */
@@ -138,6 +148,8 @@ struct reuse_result {
 	u64 rate_pairs_local;			/* stride pairs behind access_rate, if local */
 	int npairs;
 	const struct reuse_pair *pairs;		/* by reuses+invalidations, desc */
+	size_t nuses;
+	const struct reuse_use *uses;		/* every detection, in detection order */
 	struct reuse_stats stats;
 };
 

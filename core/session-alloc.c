@@ -16,6 +16,8 @@ struct probe_def {
 	const char *sym;
 	u8 fn;		/* enum lp_alloc_fn */
 	u8 ret;		/* uretprobe */
+	u8 cxx;		/* in libstdc++, when the program calls operator new */
+	u8 opt;		/* only if the executable calls it (or is the allocator) */
 };
 
 static const struct probe_def probe_defs[] = {
@@ -26,14 +28,45 @@ static const struct probe_def probe_defs[] = {
 	{ "realloc", LP_ALLOC_REALLOC, 0 },
 	{ "realloc", LP_ALLOC_REALLOC, 1 },
 	/*
-	 * aligned_alloc and memalign would be 4 more probes, each ~45 ms of
-	 * kernel time to remove (sess_alloc_bury): not probed.
+	 * Rarer ones, only when the executable imports them (a library's
+	 * calls are missed): every probe event is opened on each traced
+	 * thread and costs the kernel ~45 ms to remove (sess_alloc_bury).
+	 * glibc: aligned_alloc is memalign (one address, probed once).
 	 */
+	{ "aligned_alloc", LP_ALLOC_ALIGNED, 0, 0, 1 },
+	{ "aligned_alloc", LP_ALLOC_ALIGNED, 1, 0, 1 },
+	{ "memalign", LP_ALLOC_ALIGNED, 0, 0, 1 },
+	{ "memalign", LP_ALLOC_ALIGNED, 1, 0, 1 },
+	{ "posix_memalign", LP_ALLOC_POSIX_MEMALIGN, 0, 0, 1 },
+	{ "posix_memalign", LP_ALLOC_POSIX_MEMALIGN, 1, 0, 1 },
+	{ "valloc", LP_ALLOC_VALLOC, 0, 0, 1 },
+	{ "valloc", LP_ALLOC_VALLOC, 1, 0, 1 },
 	{ "free", LP_ALLOC_FREE, 0 },
 	{ "mmap", LP_ALLOC_MMAP, 0 },
 	{ "mmap", LP_ALLOC_MMAP, 1 },
 	{ "munmap", LP_ALLOC_MUNMAP, 0 },
+	/*
+	 * libstdc++'s operator new calls malloc (aligned new: aligned_alloc)
+	 * from a frame without a frame pointer: the call path of malloc's
+	 * return skips the program's new. Probed too, the block is reported
+	 * again at new's return with the right path (objects.c keeps the later).
+	 */
+	{ "_Znwm", LP_ALLOC_NEW, 0, 1, 1 },
+	{ "_Znwm", LP_ALLOC_NEW, 1, 1, 1 },
+	{ "_Znam", LP_ALLOC_NEW, 0, 1, 1 },
+	{ "_Znam", LP_ALLOC_NEW, 1, 1, 1 },
+	{ "_ZnwmSt11align_val_t", LP_ALLOC_NEW, 0, 1, 1 },
+	{ "_ZnwmSt11align_val_t", LP_ALLOC_NEW, 1, 1, 1 },
+	{ "_ZnamSt11align_val_t", LP_ALLOC_NEW, 0, 1, 1 },
+	{ "_ZnamSt11align_val_t", LP_ALLOC_NEW, 1, 1, 1 },
 };
+
+/*
+ * posix_memalign returns its block through *memptr, usually a local of
+ * the caller: its return probe copies this much of the stack above the
+ * caller's sp (a memptr elsewhere is read from /proc/PID/mem instead).
+ */
+#define MEMPTR_STACK 512
 
 /* Where a dynamically linked program's libc is when it is not mapped yet. */
 static const char *const libc_dirs[] = {
@@ -55,49 +88,86 @@ static int retprobe_bit(void)
 	return bit;
 }
 
-/* The file whose allocator the program calls: its own (static), else its libc. */
-static int find_allocator(pid_t pid, struct lp_symbols *syms, char *path, size_t len)
+/* The library of process @pid whose file name starts with @base ("libc."). */
+static int mapped_lib(pid_t pid, const char *base, char *path, size_t len)
 {
-	char exe[PATH_MAX], line[PATH_MAX + 128];
-	ssize_t n;
-	u64 off;
-	size_t i;
+	char line[PATH_MAX + 128];
+	int err = -ENOENT;
 	FILE *f;
 
-	snprintf(line, sizeof(line), "/proc/%d/exe", pid);
-	n = readlink(line, exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = 0;
-		if (symbols__func_file_offset(syms, exe, "malloc", &off) == 0) {
-			snprintf(path, len, "%s", exe);
-			return 0;
-		}
-	}
-	/* attached: the libc it maps */
 	snprintf(line, sizeof(line), "/proc/%d/maps", pid);
 	f = fopen(line, "re");
-	while (f && fgets(line, sizeof(line), f)) {
-		char *p = strchr(line, '/'), *base;
+	if (!f)
+		return -errno;
+	while (err && fgets(line, sizeof(line), f)) {
+		char *p = strchr(line, '/');
 
 		if (!p)
 			continue;
 		p[strcspn(p, "\n")] = 0;
-		base = strrchr(p, '/') + 1;
-		if (!strncmp(base, "libc.so", 7) || !strncmp(base, "libc-", 5)) {
+		if (!strncmp(strrchr(p, '/') + 1, base, strlen(base))) {
 			snprintf(path, len, "%s", p);
-			fclose(f);
-			return 0;
+			err = 0;
 		}
 	}
-	if (f)
-		fclose(f);
-	/* stopped at its exec: ld.so has not mapped libc yet */
+	fclose(f);
+	return err;
+}
+
+/* A program stopped at its exec: ld.so has not mapped @name yet. */
+static int lib_file(const char *name, char *path, size_t len)
+{
+	size_t i;
+
 	for (i = 0; i < ARRAY_SIZE(libc_dirs); i++) {
-		snprintf(path, len, "%s/libc.so.6", libc_dirs[i]);
+		snprintf(path, len, "%s/%s", libc_dirs[i], name);
 		if (access(path, R_OK) == 0)
 			return 0;
 	}
 	return -ENOENT;
+}
+
+/* The executable of @pid into @exe. 0 or -ENOENT. */
+static int exe_path(pid_t pid, char *exe, size_t len)
+{
+	char link[64];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/%d/exe", pid);
+	n = readlink(link, exe, len - 1);
+	if (n <= 0)
+		return -ENOENT;
+	exe[n] = 0;
+	return 0;
+}
+
+/* The file whose allocator the program calls: its own (static), else its libc. */
+static int find_allocator(pid_t pid, struct lp_symbols *syms, char *path, size_t len)
+{
+	char exe[PATH_MAX];
+	u64 off;
+
+	if (!exe_path(pid, exe, sizeof(exe)) &&
+	    symbols__func_file_offset(syms, exe, "malloc", &off) == 0) {
+		snprintf(path, len, "%s", exe);
+		return 0;
+	}
+	/* attached: the libc it maps ("libc.so.6", or "libc-2.31.so") */
+	if (!mapped_lib(pid, "libc.so", path, len) || !mapped_lib(pid, "libc-", path, len))
+		return 0;
+	return lib_file("libc.so.6", path, len);
+}
+
+/*
+ * libstdc++: the one the program maps, else the one ld.so would map. Its
+ * operator new is probed where the executable calls it (probe_def.opt);
+ * a library calling new for it is not looked at. 0 or -ENOENT.
+ */
+static int find_cxx(pid_t pid, char *path, size_t len)
+{
+	if (!mapped_lib(pid, "libstdc++.so", path, len))
+		return 0;
+	return lib_file("libstdc++.so.6", path, len);
 }
 
 void sess_alloc_free(struct lp_session *s)
@@ -110,6 +180,7 @@ int sess_alloc_setup(struct lp_session *s, pid_t pid)
 {
 	struct lp_symbols *syms;
 	struct allocprobes *ap;
+	char exe[PATH_MAX];
 	int type, rbit, err;
 	size_t i;
 
@@ -129,26 +200,46 @@ int sess_alloc_setup(struct lp_session *s, pid_t pid)
 	err = find_allocator(pid, syms, ap->path, sizeof(ap->path));
 	if (err)
 		goto out;
+	if (find_cxx(pid, ap->cxxpath, sizeof(ap->cxxpath)))
+		ap->cxxpath[0] = 0;
+	if (exe_path(pid, exe, sizeof(exe)))
+		exe[0] = 0;
 	rbit = retprobe_bit();
 	for (i = 0; i < ARRAY_SIZE(probe_defs) && ap->n < LP_ALLOC_PROBES; i++) {
 		const struct probe_def *d = &probe_defs[i];
 		struct perf_event_attr *at = &ap->attrs[ap->n];
+		const char *file = d->cxx ? ap->cxxpath : ap->path;
+		int j;
 		u64 off;
 
-		if (symbols__func_file_offset(syms, ap->path, d->sym, &off))
+		if (!*file || (d->opt && strcmp(file, exe) &&
+				!symbols__file_imports(syms, exe, d->sym)) ||
+		    symbols__func_file_offset(syms, file, d->sym, &off))
+			continue;
+		/* an alias of one probed already: both would fire */
+		for (j = 0; j < ap->n; j++)
+			if (ap->attrs[j].config1 == (u64)(uintptr_t)file &&
+			    ap->attrs[j].config2 == off && ap->ret[j] == d->ret)
+				break;
+		if (j < ap->n)
 			continue;
 		memset(at, 0, sizeof(*at));
 		at->size = sizeof(*at);
 		at->type = type;
 		at->config = d->ret ? 1ull << rbit : 0;
-		at->config1 = (u64)(uintptr_t)ap->path;
+		at->config1 = (u64)(uintptr_t)file;
 		at->config2 = off;
 		at->sample_period = 1;
 		at->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 				  PERF_SAMPLE_REGS_USER;
-		/* rdi, rsi, rcx: the arguments read (mmap's flags are the 4th); rax: the result */
+		/* rdi, rsi, rdx, rcx: the arguments read (mmap's flags are the 4th); rax: the result */
 		at->sample_regs_user = 1ull << LP_REG_AX | 1ull << LP_REG_SI | 1ull << LP_REG_DI |
-				       1ull << LP_REG_CX;
+				       1ull << LP_REG_DX | 1ull << LP_REG_CX;
+		if (d->ret && d->fn == LP_ALLOC_POSIX_MEMALIGN) {
+			at->sample_type |= PERF_SAMPLE_STACK_USER;
+			at->sample_regs_user |= 1ull << LP_REG_SP;
+			at->sample_stack_user = MEMPTR_STACK;
+		}
 		if (d->ret) {
 			at->sample_type |= PERF_SAMPLE_CALLCHAIN;
 			at->exclude_callchain_kernel = 1;
@@ -331,6 +422,33 @@ static void stop_tracking(struct lp_session *s, u64 time)
 	s->stats.alloc_stopped_at = time;
 }
 
+/*
+ * The pointer posix_memalign stored at @memptr: from the stack copy of
+ * its return probe, else read from the process now (a global or a heap
+ * field is still the block unless the program already changed it).
+ */
+static int memptr_read(const struct lp_perf_sample *raw, u64 memptr, u64 *out)
+{
+	u64 sp = raw->regs[LP_REG_SP];
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	*out = 0;
+	if ((raw->sample_type & PERF_SAMPLE_STACK_USER) && memptr >= sp &&
+	    memptr - sp + 8 <= raw->stack_size) {
+		memcpy(out, (const char *)raw->stack + (memptr - sp), 8);
+		return *out ? 0 : -ENOENT;
+	}
+	snprintf(path, sizeof(path), "/proc/%u/mem", raw->pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = pread(fd, out, 8, (off_t)memptr);
+	close(fd);
+	return n == 8 && *out ? 0 : -ENOENT;
+}
+
 /* A record of an allocator probe of @t (1), or not one (0). */
 int sess_alloc_sample(struct lp_session *s, struct thread *t, u64 id,
 		      const struct perf_event_header *h)
@@ -376,8 +494,12 @@ int sess_alloc_sample(struct lp_session *s, struct thread *t, u64 id,
 			p->old = raw.regs[LP_REG_DI];
 			p->size = raw.regs[LP_REG_SI];
 			break;
-		case LP_ALLOC_ALIGNED:
+		case LP_ALLOC_ALIGNED:	/* (alignment, size) */
 			p->size = raw.regs[LP_REG_SI];
+			break;
+		case LP_ALLOC_POSIX_MEMALIGN:	/* (memptr, alignment, size) */
+			p->old = raw.regs[LP_REG_DI];
+			p->size = raw.regs[LP_REG_DX];
 			break;
 		default:
 			p->size = raw.regs[LP_REG_DI];
@@ -397,6 +519,16 @@ int sess_alloc_sample(struct lp_session *s, struct thread *t, u64 id,
 	p = &t->apend[--t->napend];
 	if (p->skip || raw.regs[LP_REG_AX] == (u64)MAP_FAILED)
 		return 1;
+	if (fn == LP_ALLOC_POSIX_MEMALIGN) {
+		/* 0 and the block in *memptr, or an error number */
+		if (raw.regs[LP_REG_AX])
+			return 1;
+		if (memptr_read(&raw, p->old, &raw.regs[LP_REG_AX])) {
+			s->stats.alloc_unpaired++;	/* not found: not tracked */
+			return 1;
+		}
+		p->old = 0;
+	}
 	if (p->old && raw.regs[LP_REG_AX])	/* realloc moved or kept it */
 		emit(s, &raw, LP_EV_FREE, LP_ALLOC_FREE, p->old, 0);
 	if (raw.regs[LP_REG_AX]) {

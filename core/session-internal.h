@@ -68,12 +68,13 @@ struct wslot {
 	struct perf_event_attr attr;
 };
 
-#define LP_ALLOC_PROBES 16	/* entry and return probes of the allocator */
+#define LP_ALLOC_PROBES 32	/* entry and return probes of the allocator */
 #define LP_ALLOC_NEST 8		/* allocator calls pending per thread (realloc -> malloc) */
 
 /* The allocator probes every thread gets (session-alloc.c). */
 struct allocprobes {
 	char path[4096];	/* the file probed (attrs' config1 points here) */
+	char cxxpath[4096];	/* libstdc++ when the program calls operator new, else "" */
 	int n;
 	struct perf_event_attr attrs[LP_ALLOC_PROBES];
 	u8 fn[LP_ALLOC_PROBES];	/* enum lp_alloc_fn */
@@ -84,7 +85,7 @@ struct allocprobes {
 
 /* An allocator call entered, its return not seen yet. */
 struct apend {
-	u64 size, old;
+	u64 size, old;		/* old: realloc's block, posix_memalign's memptr */
 	u8 fn;
 	u8 skip;		/* not an object (a file mapping): pair, emit nothing */
 };
@@ -213,5 +214,6 @@ int sess_emit_mmap(void *arg, const struct lp_mmap *m);
 void sess_account_held(struct lp_session *s, struct thread *t);
 /* fs_base and gs_base of stopped thread @t, 0 where unreadable */
 void sess_read_segment_bases(struct thread *t);
+void sess_thread_tls(struct lp_session *s, struct thread *t);
 
 #endif

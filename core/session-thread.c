@@ -284,11 +284,22 @@ static void handle_clone(struct lp_session *s, struct thread *t, int event)
 		sess_thread_setup(s, c);
 		resume(c->tid, 0);
 	}
-	/* the first thread was set up at its exec, before ld.so set its
-	 * thread pointer: stopped here, it has one (%fs-relative samples) */
-	if (!t->fs_base)
-		sess_read_segment_bases(t);
+	sess_thread_tls(s, t);
 	resume(t->tid, 0);
+}
+
+/*
+ * The first thread was set up at its exec, before ld.so set its thread
+ * pointer: stopped later (its first clone, or its exit), it has one, for
+ * its %fs-relative samples and, in LP_EV_THREAD_TLS, the names of its TLS.
+ */
+void sess_thread_tls(struct lp_session *s, struct thread *t)
+{
+	if (t->fs_base)
+		return;
+	sess_read_segment_bases(t);
+	if (t->fs_base)
+		sess_emit_thread(s, t, LP_EV_THREAD_TLS, 0);
 }
 
 /* A PTRACE_EVENT stop of @t; 0 if @event is none (a signal-delivery stop). */
@@ -307,6 +318,7 @@ static int handle_event(struct lp_session *s, struct thread *t, int event, int s
 		resume(t->tid, 0);
 		return 1;
 	case PTRACE_EVENT_EXIT:
+		sess_thread_tls(s, t);
 		ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &st);
 		read_cpu_time(t);
 		thread__gone(s, t, (int)st);

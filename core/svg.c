@@ -754,3 +754,103 @@ int svg__lines(FILE *f, const struct svg_lines *l)
 	draw_legend(f, l->series, l->nseries, xa.left + xa.pw + 12, top + 4, 1);
 	return end(f);
 }
+
+/* ---------------------------------------------------------------- scatter */
+
+static void draw_point(FILE *f, const char *cls, const struct svg_point *p, double x, double y)
+{
+	const char *c = series_color[(p->series % SVG_MAX_SERIES + SVG_MAX_SERIES) %
+				     SVG_MAX_SERIES];
+
+	switch (p->shape) {
+	case SVG_SHAPE_STORE:
+		fprintf(f, "<rect class=\"%s store\" data-s=\"%d\" data-x=\"%.9g\" data-y=\"%.9g\" x=\"%.2f\" "
+			"y=\"%.2f\" width=\"5\" height=\"5\" fill=\"%s\"/>\n", cls, p->series, p->x, p->y, x - 2.5,
+			y - 2.5, c);
+		break;
+	case SVG_SHAPE_ATOMIC:
+		fprintf(f, "<path class=\"%s atomic\" data-s=\"%d\" data-x=\"%.9g\" data-y=\"%.9g\" "
+			"d=\"M%.2f %.2fl3 5h-6z\" fill=\"%s\"/>\n", cls, p->series, p->x, p->y, x, y - 3, c);
+		break;
+	default:
+		fprintf(f, "<circle class=\"%s load\" data-s=\"%d\" data-x=\"%.9g\" data-y=\"%.9g\" cx=\"%.2f\" "
+			"cy=\"%.2f\" r=\"2.5\" fill=\"none\" stroke=\"%s\"/>\n", cls, p->series, p->x, p->y, x, y, c);
+		break;
+	}
+}
+
+int svg__scatter(FILE *f, const struct svg_scatter *sc)
+{
+	static const char *const shape_names[SVG_SHAPE__MAX] = { "load", "store", "atomic (RMW)" };
+	double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
+	double top = TITLE_Y + 22, ph = 300, pw = 480, left, w, ht, legw = 0, bottom;
+	struct yaxis ya, xa;	/* x: a linear axis too, turned on its side */
+	int i, nleg;
+
+	if (!f || !sc || sc->n < 0 || (sc->n && !sc->p) || sc->nseries < 0 ||
+	    (sc->nseries && !sc->series_names))
+		return -EINVAL;
+	for (i = 0; i < sc->n; i++) {
+		if (!isfinite(sc->p[i].x) || !isfinite(sc->p[i].y))
+			return -EINVAL;
+		xmin = fmin(xmin, sc->p[i].x);
+		xmax = fmax(xmax, sc->p[i].x);
+		ymin = fmin(ymin, sc->p[i].y);
+		ymax = fmax(ymax, sc->p[i].y);
+	}
+	if (!sc->n)
+		xmin = xmax = ymin = ymax = 0;
+	ya.top = top;
+	ya.bottom = bottom = top + ph;
+	if (sc->ymin != 0 || sc->ymax != 0)
+		set_yrange(&ya, sc->ymin, sc->ymax);
+	else
+		set_yrange(&ya, fmin(0, ymin), ymax);
+	set_yrange(&xa, fmin(0, xmin), xmax);
+	nleg = sc->nseries < SVG_MAX_SERIES ? sc->nseries : SVG_MAX_SERIES;
+	for (i = 0; i < nleg; i++)
+		legw = fmax(legw, text_w(sc->series_names[i]));
+	for (i = 0; i < SVG_SHAPE__MAX; i++)
+		legw = fmax(legw, text_w(shape_names[i]));
+	left = 16 + 12 + ytick_w(&ya) + 10;
+	w = left + pw + 16 + legw + 30;
+	w = fmax(w, text_w(sc->title) * 14 / 12 + 24);
+	ht = top + ph + 16 + (sc->x_title ? 22 : 0) + 12;
+
+	begin(f, w, ht, sc->title);
+	draw_yaxis(f, &ya, left, left + pw, sc->y_title, NULL);
+	/* the x axis: ticks below, grid up */
+	fprintf(f, "<path class=\"axis\" d=\"M%.2f %.2fH%.2f\" stroke=\"%s\"/>\n", left, bottom,
+		left + pw, AXIS_COLOR);
+	for (i = 0; i <= (int)lround((xa.hi - xa.lo) / xa.step); i++) {
+		double v = xa.lo + i * xa.step, x = left + (v - xa.lo) / (xa.hi - xa.lo) * pw;
+		char buf[32];
+
+		if (i > 0)
+			fprintf(f, "<path class=\"grid\" d=\"M%.2f %.2fV%.2f\" stroke=\"%s\"/>\n", x,
+				top, bottom, GRID_COLOR);
+		fprintf(f, "<path d=\"M%.2f %.2fv5\" stroke=\"%s\"/>\n", x, bottom, AXIS_COLOR);
+		fmt_tick(v, xa.step, buf, sizeof(buf));
+		text(f, "xtick", x, bottom + 17, "middle", 0, buf);
+	}
+	if (sc->x_title)
+		text(f, "xtitle", left + pw / 2, bottom + 38, "middle", 0, sc->x_title);
+	fprintf(f, "<g class=\"points\">\n");
+	for (i = 0; i < sc->n; i++)
+		draw_point(f, "pt", &sc->p[i], left + (sc->p[i].x - xa.lo) / (xa.hi - xa.lo) * pw,
+			   ypix(&ya, sc->p[i].y));
+	fputs("</g>\n<g class=\"legend\">\n", f);
+	for (i = 0; i < nleg + SVG_SHAPE__MAX; i++) {
+		double yy = top + 4 + i * 18 + (i >= nleg ? 8 : 0), x = left + pw + 16;
+
+		if (i < nleg)
+			fprintf(f, "<rect class=\"swatch\" x=\"%.2f\" y=\"%.2f\" width=\"12\" "
+				"height=\"12\" fill=\"%s\"/>\n", x, yy + 2, series_color[i]);
+		else	/* the shape in black (colour 6) */
+			draw_point(f, "key", &(struct svg_point){ 0, 0, 6, i - nleg }, x + 6, yy + 8);
+		text(f, "legend", x + 22, yy + 12, "start", 0,
+		     i < nleg ? sc->series_names[i] : shape_names[i - nleg]);
+	}
+	fputs("</g>\n", f);
+	return end(f);
+}

@@ -74,6 +74,32 @@ struct svg_lines {
  */
 int svg__lines(FILE *f, const struct svg_lines *l);
 
+enum svg_shape { SVG_SHAPE_LOAD, SVG_SHAPE_STORE, SVG_SHAPE_ATOMIC, SVG_SHAPE__MAX };
+
+struct svg_point {
+	double x, y;
+	int series;				/* its colour: series % SVG_MAX_SERIES */
+	int shape;				/* enum svg_shape */
+};
+
+struct svg_scatter {
+	const char *title, *x_title, *y_title;
+	int nseries;				/* legend entries (at most SVG_MAX_SERIES shown) */
+	const char *const *series_names;
+	int n;
+	const struct svg_point *p;
+	double ymin, ymax;			/* both 0: from the data */
+};
+
+/*
+ * Points on linear axes (x from the smallest x), one element per point
+ * with class "pt load|store|atomic" and its series, x and y in data-s,
+ * data-x and data-y:
+ * loads hollow circles, stores filled squares, atomics filled triangles,
+ * coloured by series; a legend of both.
+ */
+int svg__scatter(FILE *f, const struct svg_scatter *sc);
+
 /* "4K", "64K", "1M", "1.5G": @v bytes with a binary suffix, into @buf. */
 void svg__bytes_label(double v, char *buf, size_t len);
 

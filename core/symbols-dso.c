@@ -787,3 +787,25 @@ int dso__func_file_offset(struct dso *d, const char *name, u64 *off)
 	}
 	return -ENOENT;
 }
+
+/* Does @d call function @name from another file (an undefined symbol)? */
+bool dso__imports(struct dso *d, const char *name)
+{
+	size_t len = strlen(name);
+	int i, n;
+
+	if (dso__load(d))
+		return false;
+	n = dwfl_module_getsymtab(d->mod);
+	for (i = 0; i < n; i++) {
+		GElf_Sym es;
+		GElf_Word shndx;
+		const char *sn = dwfl_module_getsym(d->mod, i, &es, &shndx);
+
+		/* .symtab spells it "_Znwm@GLIBCXX_3.4", .dynsym "_Znwm" */
+		if (sn && shndx == SHN_UNDEF && !strncmp(sn, name, len) &&
+		    (sn[len] == 0 || sn[len] == '@'))
+			return true;
+	}
+	return false;
+}

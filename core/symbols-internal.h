@@ -131,5 +131,6 @@ const struct sym *syms__find(const struct dso *d, const struct sym *v,
 int dso__code(struct dso *d, u64 vaddr, struct lp_srcloc *out);
 void dso__data(struct dso *d, u64 vaddr, u64 bias, struct lp_dataobj *out);
 int dso__func_file_offset(struct dso *d, const char *name, u64 *off);
+bool dso__imports(struct dso *d, const char *name);
 
 #endif

@@ -469,7 +469,8 @@ static void heap_label(struct lp_symbols *s, const struct lp_object *b, u64 addr
 	static const char *const verbs[LP_ALLOC__MAX] = {
 		[LP_ALLOC_MALLOC] = "malloc'd", [LP_ALLOC_CALLOC] = "calloc'd",
 		[LP_ALLOC_REALLOC] = "realloc'd", [LP_ALLOC_ALIGNED] = "aligned_alloc'd",
-		[LP_ALLOC_MMAP] = "mmap'd",
+		[LP_ALLOC_MMAP] = "mmap'd", [LP_ALLOC_POSIX_MEMALIGN] = "posix_memalign'd",
+		[LP_ALLOC_VALLOC] = "valloc'd", [LP_ALLOC_NEW] = "new'd",
 	};
 	const char *verb = b->fn < LP_ALLOC__MAX && verbs[b->fn] ? verbs[b->fn] : "allocated";
 	struct lp_srcloc loc;
@@ -628,4 +629,11 @@ int symbols__func_file_offset(struct lp_symbols *s, const char *path, const char
 	struct dso *d = symbols__findnew_dso(s, path);
 
 	return d ? dso__func_file_offset(d, name, off) : -ENOMEM;
+}
+
+int symbols__file_imports(struct lp_symbols *s, const char *path, const char *name)
+{
+	struct dso *d = symbols__findnew_dso(s, path);
+
+	return d && dso__imports(d, name);
 }

@@ -121,6 +121,9 @@ int symbols__read_proc_maps(pid_t pid,
 int symbols__func_file_offset(struct lp_symbols *s, const char *path, const char *name,
 			      u64 *off);
 
+/* Does ELF file @path call function @name in another file (undefined symbol)? */
+int symbols__file_imports(struct lp_symbols *s, const char *path, const char *name);
+
 /* Callback for symbols__read_proc_maps(): arg is the struct lp_symbols. */
 int symbols__add_mmap_cb(void *arg, const struct lp_mmap *m);
 

@@ -9,6 +9,8 @@
  * With --pad each element fills two cache lines: the false sharing, and
  * with it the 'slots' object's communication, disappears.
  *
+ * --alloc picks the allocator of 'slots' (calloc, malloc, aligned_alloc,
+ * memalign, posix_memalign, valloc): each must be named by its site.
  * --counter-mmap puts 'counter' in an anonymous mmap'd page instead.
  * --stack-work adds a private store to the thread's stack per iteration
  * (thread 1's is a mapping of its own: "stack of T1").
@@ -16,6 +18,7 @@
  * Untouched guard blocks around 'counter' keep it off the lines of
  * 'slots' (heap blocks are adjacent, 16 bytes apart).
  */
+#include <malloc.h>
 #include <sys/mman.h>
 
 #include "microbench/mb.h"
@@ -31,6 +34,7 @@ struct padded_slot {
 
 static double false_fraction = 0.7;
 static int pad, stack_work, counter_mmap;
+static const char *alloc_fn = "calloc";
 static struct mb_common opt;
 static struct mb_counts counts[2];
 
@@ -45,6 +49,8 @@ static const struct mb_opt opts[] = {
 	  "pad each element of 'slots' to two cache lines: no false sharing" },
 	{ "counter-mmap", MB_OPT_FLAG, &counter_mmap, 0, 0, NULL,
 	  "put 'counter' in a page of its own from an anonymous mmap" },
+	{ "alloc", MB_OPT_STR, &alloc_fn, 0, 0, "FN",
+	  "make 'slots' with FN (calloc, malloc, aligned_alloc, memalign, posix_memalign, valloc)" },
 	{ "stack-work", MB_OPT_FLAG, &stack_work, 0, 0, NULL,
 	  "also store to an array on the thread's stack every iteration (private)" },
 	{ NULL },
@@ -61,6 +67,35 @@ static const struct mb_info info = {
 	.opts = opts,
 };
 
+/*
+ * 'slots' by --alloc, zeroed; each call on one line so that __LINE__ is
+ * the call's line. Aligned to a cache line: the elements share one.
+ */
+static void *alloc_slots(size_t n, size_t size)
+{
+	void *p = NULL;
+
+	if (!strcmp(alloc_fn, "calloc")) {
+		slots_line = __LINE__; p = calloc(n, size);
+	} else if (!strcmp(alloc_fn, "malloc")) {
+		slots_line = __LINE__; p = malloc(n * size);
+	} else if (!strcmp(alloc_fn, "aligned_alloc")) {
+		slots_line = __LINE__; p = aligned_alloc(MB_PAD, (n * size + MB_PAD - 1) / MB_PAD * MB_PAD);
+	} else if (!strcmp(alloc_fn, "memalign")) {
+		slots_line = __LINE__; p = memalign(MB_PAD, n * size);
+	} else if (!strcmp(alloc_fn, "posix_memalign")) {
+		slots_line = __LINE__; if (posix_memalign(&p, MB_PAD, n * size)) p = NULL;
+	} else if (!strcmp(alloc_fn, "valloc")) {
+		slots_line = __LINE__; p = valloc(n * size);
+	} else {
+		fprintf(stderr, "objects: error: unknown --alloc '%s'\n", alloc_fn);
+		exit(MB_EXIT_USAGE);
+	}
+	if (p)
+		memset(p, 0, n * size);
+	return p;
+}
+
 /* The allocations, each on one line so that __LINE__ is the call's line. */
 static void allocate(void)
 {
@@ -68,15 +103,13 @@ static void allocate(void)
 	int i;
 
 	if (pad) {
-		struct padded_slot *s;
+		struct padded_slot *s = alloc_slots(opt.threads, sizeof(*s));
 
-		slots_line = __LINE__; s = calloc(opt.threads, sizeof(*s));
 		for (i = 0; s && i < opt.threads; i++)
 			slot_word[i] = &s[i].v;
 	} else {
-		struct slot *s;
+		struct slot *s = alloc_slots(opt.threads, sizeof(*s));
 
-		slots_line = __LINE__; s = calloc(opt.threads, sizeof(*s));
 		for (i = 0; s && i < opt.threads; i++)
 			slot_word[i] = &s[i].v;
 	}

@@ -90,7 +90,9 @@ rows=$(wc -l < "$TMP/csv/thread-all.csv"); cols=$(head -1 "$TMP/csv/thread-all.c
 [ "$rows" = 2 ] && [ "$cols" = 2 ] && [ -s "$TMP/csv/core-false.csv" ] && ok "CSV: 2x2 thread matrix and core matrices" ||
 	fail "CSV matrices" "$rows rows, $cols columns"
 python3 -c "import xml.dom.minidom,sys; [xml.dom.minidom.parse(f) for f in sys.argv[1:]]" "$TMP"/svg/*.svg &&
-	[ "$(ls "$TMP"/svg/*.svg | wc -l)" = 4 ] && ok "SVG: 4 well-formed heat maps" || fail "SVG heat maps" "$(ls "$TMP/svg")"
+	[ "$(ls "$TMP"/svg/thread-*.svg "$TMP"/svg/core-*.svg | wc -l)" = 4 ] &&
+	ok "SVG: 4 well-formed heat maps (and $(ls "$TMP"/svg/object-*.svg 2> /dev/null | wc -l) object pictures)" ||
+	fail "SVG heat maps" "$(ls "$TMP/svg")"
 
 # --- replay reproduces the live result exactly
 "$LOCIPROF" report -i "$TMP/cd.data" --json "$TMP/replay.json" > /dev/null

@@ -20,8 +20,8 @@ want_ff=$(js "$TMP/expect.json" "d['false_fraction']")
 # fraction (3 runs: one run's spreads 0.70-0.75 at 360-580 detections)
 all=0 false=0 det=0 tops=""
 for run in 1 2 3; do
-	"$LOCIPROF" comdetect -q --objects --json "$TMP/o$run.json" "$MB/objects" --pin --iters 30000000 \
-		> /dev/null 2> "$TMP/err$run"
+	"$LOCIPROF" comdetect -q --objects --json "$TMP/o$run.json" --svg "$TMP/svg$run" "$MB/objects" \
+		--pin --iters 30000000 > /dev/null 2> "$TMP/err$run"
 	read -r a f n top <<< "$(js "$TMP/o$run.json" "'%r %r %d %s' % (d['totals']['all'], d['totals']['false'], d['totals']['detections'], d['objects'][0].get('site', 'none') if d['objects'] else 'none')")"
 	all=$(python3 -c "print($all + $a)")
 	false=$(python3 -c "print($false + $f)")
@@ -55,11 +55,40 @@ else
 	fail "objects[].accesses: read/write mix" "loads stores atomics = $got"
 fi
 
+# --- --svg: object-1.svg, the array's sampled accesses over time. Well-formed
+# XML, as many points as objects[0].timeline says, each where the benchmark
+# puts its thread's element (thread i: bytes 8i..8i+7), each an atomic add.
+svg="$TMP/svg1/object-1.svg"
+if command -v xmllint > /dev/null; then
+	xmllint --noout "$svg" 2> "$TMP/xml" && ok "object-1.svg: well-formed (xmllint)" ||
+		fail "object-1.svg well-formed" "$(head -3 "$TMP/xml")"
+fi
+got=$(python3 - "$svg" "$TMP/o1.json" <<'PY'
+import json, sys, xml.etree.ElementTree as ET
+pts = [e for e in ET.parse(sys.argv[1]).iter() if e.get('class', '').startswith('pt ')]
+o = json.load(open(sys.argv[2]))['objects'][0]
+want = o['timeline']['points']
+bad = [e.attrib for e in pts if not (8 * int(e.get('data-s')) <= float(e.get('data-y')) < 8 * int(e.get('data-s')) + 8)
+       or e.get('class') != 'pt atomic']
+xs = sorted(float(e.get('data-x')) for e in pts)
+print(len(pts), want, o['timeline']['samples'], len(bad), len(set(e.get('data-s') for e in pts)),
+      '%.3f' % (xs[-1] if xs else -1), bad[:2])
+PY
+)
+read -r npts want seen nbad nthr span _ <<< "$got"
+if [ "$npts" = "$want" ] && [ "$npts" -gt 0 ] && [ "$nbad" = 0 ] && [ "$nthr" = 2 ] &&
+   [ "$npts" -le "$seen" ]; then
+	ok "object-1.svg: $npts points (of $seen sampled accesses) over ${span}s, both threads, each atomic at its thread's element"
+else
+	fail "object-1.svg points match the samples" "points, timeline.points, samples, bad, threads, span: $got"
+fi
+
 # --- the text report: the object table and the offset rows name the site
 "$LOCIPROF" comdetect --objects --stdio "$MB/objects" --pin --iters 30000000 > "$TMP/o.txt" 2> /dev/null
-row=$(sed -n '/^Data objects by communication/,/^#/p' "$TMP/o.txt" | grep -E '^ +1 ' | head -1)
+# (its rank is the JSON runs' business above: one run under load may swap the two)
+row=$(sed -n '/^Data objects by communication/,/^#/p' "$TMP/o.txt" | grep -E '^ +[12] ' | grep "calloc'd" | head -1)
 if echo "$row" | grep -q "calloc'd 16 B at $want_top (" &&
-   grep -qE "atomic +sample +[0-9]+ +calloc'd 16 B at $want_top \(main\)\+0x8" "$TMP/o.txt"; then
+   grep -qE "atomic +sample +[0-9]+ +calloc'd 16 B at $want_top \([a-z_]+\)\+0x8" "$TMP/o.txt"; then
 	ok "text: object table and offset rows name 'calloc'd 16 B at $want_top'"
 else
 	fail "text report names the heap object" "row '$row'; $(sed -n '/Top cache lines/,$p' "$TMP/o.txt" | head -12)"
@@ -108,4 +137,55 @@ if echo "$got" | grep -q "mmap'd 4096 B at $want_mm (main)"; then
 	ok "--counter-mmap: the counter is 'mmap'd 4096 B at $want_mm'"
 else
 	fail "anonymous mmap named by its site" "want $want_mm, objects with that site: $got; all: $(js "$TMP/mm.json" "[o['object'] for o in d['objects']]")"
+fi
+
+# top_object WHAT REGEX CMD...: comdetect --objects CMD; its top object
+# (label | innermost frame of its call path) must match REGEX
+top_object() {
+	local what=$1 re=$2 got
+	shift 2
+	"$LOCIPROF" comdetect -q --objects --json "$TMP/top.json" "$@" > /dev/null 2> "$TMP/err"
+	got=$(js "$TMP/top.json" "d['objects'][0]['object'] + ' | ' + d['objects'][0]['callpath'][0] if d['objects'] else 'none'")
+	if echo "$got" | grep -qE "$re"; then
+		ok "$what: the top object is '$got'"
+	else
+		fail "$what: top object named by its site" "got '$got', want /$re/; $(tail -2 "$TMP/err")"
+	fi
+}
+
+# --- the aligned allocators: 'slots' from each is named by its call site
+for fn in aligned_alloc memalign posix_memalign valloc; do
+	want=$(js <("$MB/objects" --alloc $fn --expect) "d['objects'][0]['site']")
+	top_object "--alloc $fn" "'d [0-9]+ B at $want \\(alloc_slots\\) \\| alloc_slots $want" \
+		"$MB/objects" --alloc $fn --pin --iters 3000000
+done
+
+# --- C++ operator new / new[] / aligned new[]: named by the new expression's
+# line (libstdc++'s new calls malloc from a frame without a frame pointer)
+if command -v "${CXX:-g++}" > /dev/null &&
+   "${CXX:-g++}" -O1 -g -fno-omit-frame-pointer -pthread -o "$TMP/newobj" "$TOP/test/helpers/newobj.cc" 2> "$TMP/err"; then
+	for how in new array aligned; do
+		want=$("$TMP/newobj" $how 0)
+		top_object "operator $how" "^new'd [0-9]+ B at $want \\(main\\) \\| main $want" \
+			"$TMP/newobj" $how 3000000
+	done
+else
+	skip "C++ operator new" "no C++ compiler (${CXX:-g++}): $(head -c 200 "$TMP/err")"
+fi
+
+# --- reuse ranks objects by reuse beyond each cache: live only (needs traps).
+# microbench/objects' threads reuse their own 'slots' element and the shared
+# counter; both are heap objects named by their sites.
+if wp_fires; then
+	"$LOCIPROF" reuse -q --objects --cache L1=32K:8,L2=1M:16 --json "$TMP/ru.json" "$MB/objects" --pin \
+		> /dev/null 2> "$TMP/err"
+	got=$(js "$TMP/ru.json" "' '.join(sorted(o.get('site', '-') for o in (d['objects'] or []) if o['kind'] == 'heap'))")
+	if echo " $got " | grep -q " $want_top " && echo " $got " | grep -q " $want_counter " &&
+	   js "$TMP/ru.json" "all(set(o['beyond']) == {'L1', 'L2'} for o in d['objects'])" | grep -q True; then
+		ok "reuse objects[]: heap objects at $got, each with its mass beyond L1 and L2"
+	else
+		fail "reuse objects by site" "heap sites '$got'; $(tail -2 "$TMP/err")"
+	fi
+else
+	skip "reuse objects (live)" "$WP_REASON"
 fi

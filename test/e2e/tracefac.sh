@@ -49,6 +49,11 @@ g=$(js "$TMP/short-decreasing-case2.json" "d['invalidation_fraction']")
 python3 -c "import sys; sys.exit(0 if abs($e - $g) <= 0.03 else 1)" &&
 	ok "short-decreasing-case2: invalidation fraction $g within 0.03 of $e" ||
 	fail "short-decreasing-case2: invalidation fraction within 0.03" "measured $g, expected $e"
+# the trace has no allocations or mappings: no object is made up for its uses
+got=$(js "$TMP/short-bell.json" "d['objects'] is None, d.get('objects_unavailable')")
+[ "$got" = "True no use address is in a known mapping or allocation" ] &&
+	ok "objects: not available on a trace (no mapping holds its addresses)" ||
+	fail "reuse objects on a trace" "got '$got'"
 
 # --- the counter path's resolution is exact: every level printed, no short
 # bin, even with a stated resolution (counted reuses are never timed)

@@ -215,6 +215,49 @@ LP_TEST(test_comdetect_false_sharing_pair,
 	return TEST_OK;
 }
 
+LP_TEST(test_comdetect_line_points_reservoir,
+	"comdetect: a tracked line keeps a uniform reservoir of its sampled accesses with time, thread, offset")
+{
+	struct comdetect *cd = new_cd(0, 0, 0);
+	struct lp_actions acts = { 0 };
+	const struct comdetect_result *r;
+	const struct comdetect_line *l;
+	u64 tmax = 0, tmin = ~0ull;
+	struct lp_event ev;
+	int i, bad = 0;
+
+	TEST_ASSERT(cd, "new");
+	FEED(ev_start(10, 0, 0));
+	FEED(ev_start(11, 1, 1));
+	for (i = 0; i < 300; i++) {	/* the threads alternate, each on its own word */
+		ev = ev_sample(10 + (i & 1), i & 1, LP_ACCESS_ATOMIC, 0x2000 + 8 * (i & 1), 8, P0);
+		ev.sample.time = 1000 + i;
+		FEED(ev);
+	}
+	comdetect__finish(cd);
+	r = comdetect__result(cd);
+	TEST_ASSERT(r && r->nlines == 1, "lines");
+	l = &r->lines[0];
+	/* the line exists from the second sample on: 299 offered, the first publisher's is not */
+	TEST_ASSERT(l->points_seen == 299 && l->npoints == COMDETECT_LINE_POINTS,
+		    "seen %llu kept %d", (unsigned long long)l->points_seen, l->npoints);
+	for (i = 0; i < l->npoints; i++) {
+		const struct comdetect_point *p = &l->points[i];
+
+		bad += p->off != 8 * p->thread || p->len != 8 || p->kind != LP_ACCESS_ATOMIC ||
+		       p->time < 1001 || p->time >= 1300 || (p->time - 1000) % 2 != p->thread;
+		tmin = p->time < tmin ? p->time : tmin;
+		tmax = p->time > tmax ? p->time : tmax;
+	}
+	TEST_ASSERT(!bad, "%d points do not match their sample", bad);
+	/* replaced along the way: not only the first 64 accesses */
+	TEST_ASSERT(tmax >= 1000 + 200 && tmin < 1000 + 100, "times %llu-%llu",
+		    (unsigned long long)tmin, (unsigned long long)tmax);
+	lp_actions__exit(&acts);
+	comdetect__delete(cd);
+	return TEST_OK;
+}
+
 LP_TEST(test_comdetect_loads_only_no_communication,
 	"comdetect: two loads of a line are no communication; a load after a store is one")
 {

@@ -299,11 +299,11 @@ LP_TEST(test_datafile_wire_format, "datafile: preamble and a LOST record are lai
 	TEST_ASSERT(len >= off + sizeof(want_lost), "len %zu", len);
 	TEST_ASSERT(!memcmp(b + off, want_lost, sizeof(want_lost)), "lost record bytes");
 	off += sizeof(want_lost);
-	/* end record: type 0x8001, u64 total 1, u32 11 types, counts (lost = 1) */
+	/* end record: type 0x8001, u64 total 1, u32 12 types, counts (lost = 1) */
 	TEST_ASSERT(b[off] == 0x01 && b[off + 1] == 0x80, "end type");
-	TEST_ASSERT(b[off + 8] == 1 && b[off + 16] == 11, "total 1, 11 types: %d", b[off + 16]);
+	TEST_ASSERT(b[off + 8] == 1 && b[off + 16] == 12, "total 1, 12 types: %d", b[off + 16]);
 	TEST_ASSERT(b[off + 20 + 8 * (LP_EV_LOST - 1)] == 1, "lost count");
-	TEST_ASSERT(len == off + 8 + 12 + 8 * 11, "nothing after the end record");
+	TEST_ASSERT(len == off + 8 + 12 + 8 * 12, "nothing after the end record");
 	free(b);
 	unlink(path);
 	return TEST_OK;

@@ -73,6 +73,34 @@ LP_TEST(test_objects_alloc_free_loop_keeps_one_entry, "objects: a malloc/free lo
 	return TEST_OK;
 }
 
+LP_TEST(test_objects_block_reported_twice_keeps_the_outer_call, "objects: a live block allocated again (operator new's malloc, then new) keeps one entry, the later report's path")
+{
+	struct lp_objects *o = objects__new();
+	struct lp_alloc in = mk(10, 0x60000, 24, 1, LP_ALLOC_MALLOC);
+	struct lp_alloc out = mk(11, 0x60000, 24, 1, LP_ALLOC_NEW);
+	struct lp_alloc grown = mk(20, 0x61000, 64, 1, LP_ALLOC_MALLOC);
+	struct lp_alloc huge = mk(21, 0x61000, 1 << 20, 1, LP_ALLOC_NEW);
+	struct lp_alloc f = mk(30, 0x60000, 0, 1, LP_ALLOC_FREE);
+	const struct lp_object *x;
+
+	TEST_ASSERT(objects__alloc(o, &in) == 0 && objects__alloc(o, &out) == 0, "alloc");
+	TEST_ASSERT(objects__count(o) == 1, "%u entries", objects__count(o));
+	x = objects__find(o, 100, 0x60010, 0);
+	TEST_ASSERT(x && x->fn == LP_ALLOC_NEW && x->frames[0] == 0x400000 + 11, "new's report");
+	TEST_ASSERT(objects__free(o, &f) == 0, "free");
+	x = objects__find(o, 100, 0x60010, 0);
+	TEST_ASSERT(x && x->end == 30, "the free retires it: end %llu",
+		    x ? (unsigned long long)x->end : 0ull);
+	/* other pages: a second entry, the first one ended where the second began */
+	TEST_ASSERT(objects__alloc(o, &grown) == 0 && objects__alloc(o, &huge) == 0, "alloc 2");
+	x = objects__find(o, 100, 0x61010, 0);
+	TEST_ASSERT(x && x->size == (1 << 20), "the later block");
+	x = objects__find(o, 100, 0x61010, 20);
+	TEST_ASSERT(x && x->size == 64 && x->end == 21, "at 20: the first, ended at 21");
+	objects__delete(o);
+	return TEST_OK;
+}
+
 LP_TEST(test_objects_page_spanning_and_large_blocks, "objects: blocks across pages and blocks of many pages are found anywhere inside")
 {
 	struct lp_objects *o = objects__new();
@@ -131,9 +159,31 @@ LP_TEST(test_comdetect_objects_split_and_rank, "comdetect objects: a line's volu
 	lines[1].vol_true = 10;
 	lines[1].ntouches = 1;
 	lines[1].touches[0] = (struct comdetect_touch){ .thread = 2, .off = 0, .len = 4, .count = 5 };
+	/* the lines' sampled accesses over time: each to its block, offsets in it */
+	lines[0].npoints = 3;
+	lines[0].points_seen = 40;
+	lines[0].points[0] = (struct comdetect_point){ .time = 100, .thread = 0, .off = 8, .len = 8,
+						       .kind = LP_ACCESS_STORE };
+	lines[0].points[1] = (struct comdetect_point){ .time = 200, .thread = 1, .off = 0x20,
+						       .len = 8, .kind = LP_ACCESS_LOAD };
+	lines[0].points[2] = (struct comdetect_point){ .time = 300, .thread = 0, .off = 8, .len = 8,
+						       .kind = LP_ACCESS_STORE };
+	lines[1].npoints = 1;
+	lines[1].points_seen = 5;
+	lines[1].points[0] = (struct comdetect_point){ .time = 400, .thread = 2, .off = 0, .len = 4,
+						       .kind = LP_ACCESS_ATOMIC };
 	res.nlines = 2;
 	res.lines = lines;
 	TEST_ASSERT(comdetect__objects(&res, s, 100, &v, &n) == 0 && n == 2, "%d objects", n);
+	/* block 2 (v[0]): 0x40020 at +0x10, 0x40040 at +0x30; block 1 (v[1]): +8 twice */
+	TEST_ASSERT(v[0].npoints == 2 && v[0].points[0].off == 0x10 && v[0].points[0].time == 200 &&
+		    v[0].points[1].off == 0x30 && v[0].points[1].thread == 2 &&
+		    v[0].points[1].kind == LP_ACCESS_ATOMIC && v[0].line_points_seen == 45,
+		    "b2 %u %llu", v[0].npoints,
+		    (unsigned long long)v[0].line_points_seen);
+	TEST_ASSERT(v[1].npoints == 2 && v[1].points[0].off == 8 && v[1].points[1].off == 8 &&
+		    v[1].points[1].time == 300 && v[1].line_points_seen == 40, "block 1: %u points",
+		    v[1].npoints);
 	/* block 2: 2 false (a quarter of line A) + 10 true; block 1: 6 false */
 	TEST_ASSERT(v[0].heap && v[0].heap->start == 0x40010 && v[0].vol_true == 10 &&
 		    v[0].vol_false == 2, "first: %#llx true %g false %g",
@@ -145,7 +195,7 @@ LP_TEST(test_comdetect_objects_split_and_rank, "comdetect objects: a line's volu
 	TEST_ASSERT(v[1].kind == COMDETECT_OBJ_HEAP && v[1].vol_false == 6 && v[1].vol_true == 0 &&
 		    !strncmp(v[1].label, "calloc'd 16 B", 13), "second: %.60s false %g", v[1].label,
 		    v[1].vol_false);
-	free(v);
+	comdetect__objects_free(v, n);
 	symbols__delete(s);
 	return TEST_OK;
 }

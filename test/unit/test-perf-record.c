@@ -263,11 +263,52 @@ LP_TEST(test_perf_sample_callchain_between_read_and_regs, "perf-record: CALLCHAI
 	return TEST_OK;
 }
 
-LP_TEST(test_perf_sample_rejects_unsupported, "perf-record: BRANCH, STACK, INTR, AUX rejected")
+LP_TEST(test_perf_sample_stack_user, "perf-record: STACK_USER after REGS_USER, dyn_size bounds it, WEIGHT after")
+{
+	struct lp_perf_sample s;
+	u64 w0, w1;
+	struct rb r;
+
+	rb_hdr(&r, PERF_RECORD_SAMPLE, 0);
+	put_le(&r, PERF_SAMPLE_REGS_ABI_64, 8);	/* REGS_USER: sp */
+	put_le(&r, 0x7ffd0000, 8);
+	put_le(&r, 24, 8);			/* STACK_USER size */
+	put_le(&r, 0x1111, 8);
+	put_le(&r, 0x2222, 8);
+	put_le(&r, 0x3333, 8);
+	put_le(&r, 16, 8);			/* dyn_size: the third word is not stack */
+	put_le(&r, 77, 8);			/* WEIGHT */
+	rb_done(&r);
+	TEST_ASSERT(perf_sample__parse(r.b, r.n, PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER |
+				       PERF_SAMPLE_WEIGHT, 1ULL << LP_REG_SP, &s) == 0, "parse");
+	TEST_ASSERT(s.stack_size == 16, "stack_size %llu", (unsigned long long)s.stack_size);
+	memcpy(&w0, s.stack, 8);
+	memcpy(&w1, (const char *)s.stack + 8, 8);
+	TEST_ASSERT(w0 == 0x1111 && w1 == 0x2222, "words %llx %llx", (unsigned long long)w0,
+		    (unsigned long long)w1);
+	TEST_ASSERT(s.weight == 77 && s.regs[LP_REG_SP] == 0x7ffd0000, "weight %llu",
+		    (unsigned long long)s.weight);
+	/* size 0 (no user stack): no dyn_size follows */
+	rb_hdr(&r, PERF_RECORD_SAMPLE, 0);
+	put_le(&r, 0, 8);
+	put_le(&r, 78, 8);
+	rb_done(&r);
+	TEST_ASSERT(perf_sample__parse(r.b, r.n, PERF_SAMPLE_STACK_USER | PERF_SAMPLE_WEIGHT, 0,
+				       &s) == 0 && s.stack_size == 0 && s.weight == 78, "empty stack");
+	/* a copy longer than the record */
+	rb_hdr(&r, PERF_RECORD_SAMPLE, 0);
+	put_le(&r, 64, 8);
+	put_le(&r, 1, 8);
+	rb_done(&r);
+	TEST_ASSERT(perf_sample__parse(r.b, r.n, PERF_SAMPLE_STACK_USER, 0, &s) == -EINVAL,
+		    "short stack accepted");
+	return TEST_OK;
+}
+
+LP_TEST(test_perf_sample_rejects_unsupported, "perf-record: BRANCH, INTR, AUX rejected")
 {
 	static const u64 bad[] = {
-		PERF_SAMPLE_BRANCH_STACK,
-		PERF_SAMPLE_STACK_USER, PERF_SAMPLE_REGS_INTR, PERF_SAMPLE_AUX,
+		PERF_SAMPLE_BRANCH_STACK, PERF_SAMPLE_REGS_INTR, PERF_SAMPLE_AUX,
 		PERF_SAMPLE_MAX, 1ULL << 40,
 	};
 	struct lp_perf_sample s;

@@ -186,6 +186,7 @@ static char *render(draw_fn fn, const void *arg, int *ret)
 static int draw_heatmap(FILE *f, const void *arg) { return svg__heatmap(f, arg); }
 static int draw_bars(FILE *f, const void *arg) { return svg__bars(f, arg); }
 static int draw_lines(FILE *f, const void *arg) { return svg__lines(f, arg); }
+static int draw_scatter(FILE *f, const void *arg) { return svg__scatter(f, arg); }
 
 static int count(const char *s, const char *what)
 {
@@ -507,5 +508,46 @@ LP_TEST(test_svg_errors, "svg: bad descriptions give -EINVAL, a full disk -ENOSP
 	ret = svg__heatmap(f, &h);
 	fclose(f);
 	TEST_ASSERT(ret == -ENOSPC, "ret %d", ret);
+	return TEST_OK;
+}
+
+/* ----------------------------------------------------------------- scatter */
+
+LP_TEST(test_svg_scatter_points_shapes_positions, "svg: scatter is XML, one element per point by kind, placed by value, higher y higher up")
+{
+	static const struct svg_point p[] = {
+		{ 0.5, 0, 0, SVG_SHAPE_LOAD }, { 1.0, 8, 1, SVG_SHAPE_STORE },
+		{ 2.0, 15, 1, SVG_SHAPE_ATOMIC }, { 1.5, 4, 0, SVG_SHAPE_ATOMIC },
+	};
+	static const char *const names[] = { "T0", "T<1>" };
+	struct svg_scatter sc = { "obj & co", "time (s)", "offset", 2, names, 4, p, 0, 15 };
+	double cy_lo, cy_hi, x1, x2;
+	const char *a, *b;
+	char why[128];
+	int ret;
+	char *s = render(draw_scatter, &sc, &ret);
+
+	TEST_ASSERT(s && ret == 0, "ret %d", ret);
+	TEST_ASSERT(xml_ok(s, why, sizeof(why)), "%.90s", why);
+	TEST_ASSERT(count(s, "class=\"pt ") == 4, "%d points", count(s, "class=\"pt "));
+	TEST_ASSERT(count(s, "class=\"pt load\"") == 1 && count(s, "class=\"pt store\"") == 1 &&
+		    count(s, "class=\"pt atomic\"") == 2, "shapes");
+	TEST_ASSERT(strstr(s, ">obj &amp; co</text>") && strstr(s, ">T&lt;1&gt;</text>") &&
+		    strstr(s, ">atomic (RMW)</text>"), "title and legend");
+	/* the load at offset 0 sits below the store at offset 8 (SVG y grows down) */
+	a = strstr(s, "<circle class=\"pt load\"");
+	b = strstr(s, "<rect class=\"pt store\"");
+	TEST_ASSERT(a && b, "elements");
+	cy_lo = attr_num(a, "cy");
+	cy_hi = attr_num(b, "y") + 2.5;
+	x1 = attr_num(a, "cx");
+	x2 = attr_num(b, "x") + 2.5;
+	TEST_ASSERT(cy_lo > cy_hi && x2 > x1, "load at (%g, %g), store at (%g, %g)", x1, cy_lo, x2,
+		    cy_hi);
+	TEST_ASSERT(attr_num(b, "data-s") == 1 && attr_num(b, "data-y") == 8 &&
+		    attr_num(b, "data-x") == 1.0, "data attributes");
+	free(s);
+	sc.n = -1;
+	TEST_ASSERT(svg__scatter(stdout, &sc) == -EINVAL, "negative count");
 	return TEST_OK;
 }
