@@ -89,12 +89,14 @@ struct stream {
 #define HOT_ROW_BITS	16
 #define HOT_AGE		(1ULL << 20)
 #define HOT_THRESH	64
+#define HOT_FILT_BITS	14	/* a bit per hash class: may a key be hot? */
 
 struct hot {
 	u64 *keys;		/* key + 1; 0: free */
 	u64 mask;
 	u32 n, max;
 	u8 *cm;			/* 2 rows of 2^HOT_ROW_BITS counters */
+	u64 filt[(1 << HOT_FILT_BITS) / 64];	/* set: some hot key has that hash class */
 	u64 seen;		/* accesses seen, all threads */
 	u64 age_next;		/* seen at the next halving */
 	u64 first, last;	/* seen when the first and last key became hot */
@@ -228,8 +230,10 @@ static void hot__delete(struct hot *h)
 
 static inline __attribute__((always_inline)) int hot__find(const struct hot *h, u64 key, u64 hash)
 {
-	u64 i;
+	u64 i, b = (hash >> 30) & ((1 << HOT_FILT_BITS) - 1);
 
+	if (!(h->filt[b / 64] >> (b % 64) & 1))
+		return 0;
 	for (i = (hash >> 4) & h->mask; h->keys[i]; i = (i + 1) & h->mask)
 		if (h->keys[i] == key + 1)
 			return 1;
@@ -244,7 +248,7 @@ static inline __attribute__((always_inline)) int hot__count(struct hot *h, u64 k
 {
 	u8 *c0 = &h->cm[hash & ((1 << HOT_ROW_BITS) - 1)];
 	u8 *c1 = &h->cm[(1 << HOT_ROW_BITS) + ((hash >> 20) & ((1 << HOT_ROW_BITS) - 1))];
-	u64 i;
+	u64 i, b = (hash >> 30) & ((1 << HOT_FILT_BITS) - 1);
 
 	*c0 += *c0 < 255;
 	*c1 += *c1 < 255;
@@ -253,6 +257,7 @@ static inline __attribute__((always_inline)) int hot__count(struct hot *h, u64 k
 	for (i = (hash >> 4) & h->mask; h->keys[i]; i = (i + 1) & h->mask)
 		;
 	h->keys[i] = key + 1;
+	h->filt[b / 64] |= 1ULL << (b % 64);
 	if (!h->n++)
 		h->first = h->seen;
 	h->last = h->seen;
