@@ -35,6 +35,7 @@ struct an_reuse {
 	const char *trace;			/* --trace */
 	struct reuse_predict_spec predict;	/* --predict-threads etc. */
 	double sample_rate;			/* --sample-rate: SHARDS; 0 exact */
+	int hot_keys;				/* --hot-keys: SHARDS tracks hot lines */
 	int lackey_run;				/* --exact: the program under lackey */
 	struct reuse *ru;
 	struct reuse_report r;
@@ -235,6 +236,10 @@ static int ru_trace(void *opts, const struct lp_output *out, int argc, char **ar
 		lp_err("--predict-threads needs --trace: it predicts from a full access trace");
 		exit(129);
 	}
+	if (a->hot_keys && !(a->sample_rate > 0 && a->sample_rate < 1)) {
+		lp_err("--hot-keys goes with --sample-rate below 1 (SHARDS)");
+		exit(129);
+	}
 	if (!a->trace && !a->lackey_run) {
 		if (a->sample_rate > 0) {
 			lp_err("--sample-rate samples a trace: give --trace FILE or --exact");
@@ -276,6 +281,7 @@ static int ru_trace(void *opts, const struct lp_output *out, int argc, char **ar
 		.mode = a->cfg.shared ? REUSE_EXACT_SHARED : REUSE_EXACT_PER_THREAD,
 		.gran = a->cfg.gran,
 		.sample_rate = a->sample_rate,
+		.hot_keys = a->hot_keys,
 	};
 	ret = reuse_exact__new(&eo, &re);
 	if (!ret && a->predict.nn)
@@ -340,6 +346,8 @@ static int ru_trace(void *opts, const struct lp_output *out, int argc, char **ar
 	a->r.sample_rate = reuse_exact__sample_rate(re);
 	a->r.sampled = sum.accesses;
 	reuse_exact__sample_keys(re, &a->r.keys_sampled, &a->r.keys_est);
+	a->r.hot_on = !reuse_exact__hot_keys(re, &a->r.hot_keys, &a->r.hot_first, &a->r.hot_last);
+	a->r.hot_accesses = sum.hot;
 	if (a->cfg.gran == REUSE_GRAN_LINE)
 		a->r.mrc = &sum.mrc;
 	if (!a->ncaches) {
@@ -606,6 +614,9 @@ static const struct lp_opt ru_opts[] = {
 	{ "sample-rate", 0, "R", "with --trace or --exact: estimate from the lines a hash samples\n"
 	  "at rate R in (0, 1] (SHARDS), e.g. 0.01; 1: exact (default)", LP_OPT_DOUBLE,
 	  RU(sample_rate), 0, 1 },
+	{ "hot-keys", 0, "K", "with --sample-rate: track up to K lines found hot exactly\n"
+	  "(weight 1), sample the others (Carra & Neglia 2020); 0: off (default)", LP_OPT_INT,
+	  RU(hot_keys), 0, 1 << 20 },
 	{ "predict-threads", 0, "N[,M..]", "with --trace: predict the shared cache at these\n"
 	  "thread counts (Jiang et al. and PPT-Multicore)", LP_OPT_CALL, .parse = parse_predict_threads },
 	{ "predict-cache", 0, "SIZE[:WAYS],..", "with --predict-threads: also predict these shared\n"

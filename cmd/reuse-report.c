@@ -321,7 +321,11 @@ void reuse_report__print(const void *view, FILE *f)
 			"and counts scaled by 1/rate\n", res->gran == REUSE_GRAN_LINE ? "lines" : "addresses",
 			r->sample_rate, 1 / r->sample_rate, r->keys_sampled, r->keys_est, r->sampled,
 			r->run.samples);
-	else if (r->exact)
+	if (r->exact && r->sample_rate < 1 && r->hot_on)
+		fprintf(f, "# hot lines (Carra & Neglia 2020): %" PRIu64 " found hot and tracked exactly "
+			"(weight 1) from access %" PRIu64 " to %" PRIu64 ", %" PRIu64 " of their accesses; "
+			"the others sampled\n", r->hot_keys, r->hot_first, r->hot_last, r->hot_accesses);
+	if (r->exact && r->sample_rate >= 1)
 		fprintf(f, "# exact reuse distances of every access in the trace (no sampling)\n");
 	if (r->exact && r->lackey)
 		fprintf(f, "# valgrind lackey's trace: valgrind runs the threads one at a time, "
@@ -722,6 +726,12 @@ int reuse_report__json(const void *view, const char *path)
 		json__u64(&w, "sampled_keys", r->keys_sampled);
 		json__double(&w, "keys_estimated", r->keys_est);
 		json__u64(&w, "accesses", r->run.samples);
+		if (r->hot_on) {
+			json__u64(&w, "hot_keys", r->hot_keys);
+			json__u64(&w, "hot_accesses", r->hot_accesses);
+			json__u64(&w, "hot_first_access", r->hot_first);
+			json__u64(&w, "hot_last_access", r->hot_last);
+		}
 		json__obj_end(&w);
 	} else {
 		json__null(&w, "estimate");

@@ -23,6 +23,9 @@ struct reuse_report {
 	u64 sampled;			/* SHARDS: accesses of the sampled lines */
 	u64 keys_sampled;		/* SHARDS: distinct lines (addresses) sampled */
 	double keys_est;		/* SHARDS: of these many, estimated */
+	int hot_on;			/* SHARDS with hot keys (--hot-keys) */
+	u64 hot_keys, hot_accesses;	/* lines found hot, their accesses tracked */
+	u64 hot_first, hot_last;	/* accesses seen when the first, last turned hot */
 	const struct reuse_mrc *mrc;	/* exact, line granularity: the fine curve */
 	struct lp_output out;		/* top pairs to show, colours */
 	const struct sdcm_cache *caches;

@@ -67,6 +67,43 @@ struct stream {
 	u32 *fw;		/* Fenwick tree of the blocks' popcounts, 1-based */
 	u32 *rank;		/* compaction: markers before each word */
 	struct etab tab;
+	/*
+	 * SHARDS with hot keys: the markers of hot keys again, on the same
+	 * slots (a subset of mark), with their own tree; the tail block is
+	 * the same one.
+	 */
+	int hot_axis;
+	u64 hnlive, htail_live;
+	u64 *hmark;
+	u32 *hfw;
+};
+
+/*
+ * SHARDS with hot keys: a count-min sketch (2 rows of saturating 8-bit
+ * counters, halved every HOT_AGE accesses) over all keys; a key whose two
+ * counters reach HOT_THRESH joins the hot set (an open-addressing table of
+ * key + 1) until it holds opts.hot_keys keys. In steady state a key seen
+ * at frequency f counts about 2 f HOT_AGE, so the threshold is met from
+ * f ~ 3e-5 (less where other keys share its counters).
+ */
+#define HOT_ROW_BITS	16
+#define HOT_AGE		(1ULL << 20)
+#define HOT_THRESH	64
+#define HOT_FILT_BITS	14	/* a bit per hash class: may a key be hot? */
+
+struct hot {
+	u64 *keys;		/* key + 1; 0: free */
+	u64 mask;
+	u32 n, max;
+	u8 *cm;			/* 2 rows of 2^HOT_ROW_BITS counters */
+	u64 filt[(1 << HOT_FILT_BITS) / 64];	/* set: some hot key has that hash class */
+	u64 seen;		/* accesses seen, all threads */
+	u64 age_next;		/* seen at the next halving */
+	u64 first, last;	/* seen when the first and last key became hot */
+	u64 unsampled;		/* hot keys its hash does not sample */
+	double scale;		/* all keys / sampled keys, refreshed */
+	u64 scale_next;		/* seen at the next refresh */
+	u64 tick_at;		/* the earlier of age_next and scale_next */
 };
 
 struct reuse_exact {
@@ -88,6 +125,7 @@ struct reuse_exact {
 	struct sdist *sd;	/* SHARDS: per thread, sampled distances unscaled */
 	double keys_est;	/* finish: distinct keys, estimated */
 	u64 keys_sampled;	/* finish: distinct keys sampled */
+	struct hot *hot;	/* SHARDS with hot keys, else NULL */
 };
 
 /*
@@ -98,8 +136,15 @@ struct reuse_exact {
  */
 #define SDIST_MAX	(1U << 20)
 
+/*
+ * With hot keys, a distance is hd + sd x scale (hd hot keys, sd sampled
+ * others in between): kept as x = sd + hd / (the scale then), in steps of
+ * 1/SDIST_HOT_RES, so the scale applied is the final one too.
+ */
+#define SDIST_HOT_RES	4
+
 struct sdist {
-	u64 *n;			/* n[d]: sampled reuses at sampled distance d */
+	double *n;		/* n[d]: weight of the sampled reuses at sampled distance d */
 	u32 cap;
 };
 
@@ -113,7 +158,7 @@ struct sdist {
  * HyperLogLog of all the keys (index: the low 16 bits, rank: the next
  * 24), so the sampled share of the distinct keys is known at the end.
  */
-static inline u64 shards_hash(struct reuse_exact *re, u64 key)
+static inline u64 shards_hash_full(struct reuse_exact *re, u64 key)
 {
 	u64 h = lp_hash64(key ^ re->salt);
 	u8 *r = &re->hll[h & ((1 << HLL_BITS) - 1)];
@@ -121,7 +166,12 @@ static inline u64 shards_hash(struct reuse_exact *re, u64 key)
 
 	if (rank > *r)
 		*r = rank;
-	return h >> (64 - SHARDS_BITS);
+	return h;
+}
+
+static inline u64 shards_hash(struct reuse_exact *re, u64 key)
+{
+	return shards_hash_full(re, key) >> (64 - SHARDS_BITS);
 }
 
 /* Distinct keys (Flajolet et al. 2007, with linear counting when small). */
@@ -138,6 +188,90 @@ static double hll__estimate(const u8 *reg)
 	if (e <= 2.5 * m && zeros)
 		e = m * log(m / zeros);
 	return e;
+}
+
+/* ---- SHARDS with hot keys: which keys are hot ---- */
+
+static int hot__new(struct hot **hp, u32 max, double weight)
+{
+	struct hot *h = calloc(1, sizeof(*h));
+	u64 cap = 16;
+
+	if (!h)
+		return -ENOMEM;
+	while (cap < 2 * (u64)max)
+		cap *= 2;
+	h->keys = calloc(cap, sizeof(*h->keys));
+	h->cm = calloc(2, 1 << HOT_ROW_BITS);
+	if (!h->keys || !h->cm) {
+		free(h->keys);
+		free(h->cm);
+		free(h);
+		return -ENOMEM;
+	}
+	h->mask = cap - 1;
+	h->max = max;
+	h->age_next = HOT_AGE;
+	h->scale = weight;
+	h->scale_next = 1 << 10;
+	h->tick_at = h->scale_next;
+	*hp = h;
+	return 0;
+}
+
+static void hot__delete(struct hot *h)
+{
+	if (!h)
+		return;
+	free(h->keys);
+	free(h->cm);
+	free(h);
+}
+
+static inline __attribute__((always_inline)) int hot__find(const struct hot *h, u64 key, u64 hash)
+{
+	u64 i, b = (hash >> 30) & ((1 << HOT_FILT_BITS) - 1);
+
+	if (!(h->filt[b / 64] >> (b % 64) & 1))
+		return 0;
+	for (i = (hash >> 4) & h->mask; h->keys[i]; i = (i + 1) & h->mask)
+		if (h->keys[i] == key + 1)
+			return 1;
+	return 0;
+}
+
+/*
+ * Count an access to a key not hot (hash @hash) in the sketch; 1 if that
+ * makes it hot (it is added).
+ */
+static inline __attribute__((always_inline)) int hot__count(struct hot *h, u64 key, u64 hash)
+{
+	u8 *c0 = &h->cm[hash & ((1 << HOT_ROW_BITS) - 1)];
+	u8 *c1 = &h->cm[(1 << HOT_ROW_BITS) + ((hash >> 20) & ((1 << HOT_ROW_BITS) - 1))];
+	u64 i, b = (hash >> 30) & ((1 << HOT_FILT_BITS) - 1);
+
+	*c0 += *c0 < 255;
+	*c1 += *c1 < 255;
+	if (*c0 < HOT_THRESH || *c1 < HOT_THRESH || key == UINT64_MAX)
+		return 0;
+	for (i = (hash >> 4) & h->mask; h->keys[i]; i = (i + 1) & h->mask)
+		;
+	h->keys[i] = key + 1;
+	h->filt[b / 64] |= 1ULL << (b % 64);
+	if (!h->n++)
+		h->first = h->seen;
+	h->last = h->seen;
+	return 1;
+}
+
+/* Halve the sketch every HOT_AGE accesses: it counts recent ones. */
+static void hot__age(struct hot *h)
+{
+	u32 i;
+
+	for (i = 0; i < 2U << HOT_ROW_BITS; i++)
+		h->cm[i] >>= 1;
+	h->age_next += HOT_AGE;
 }
 
 /* ---- address -> latest access ---- */
@@ -357,30 +491,36 @@ static void atab__exit(struct atab *t)
 #define BLK_WORDS	2
 #define BLK_SLOTS	(64 * BLK_WORDS)
 
-static inline __attribute__((always_inline)) void fw__add(struct stream *s, u32 blk, int delta)
+static inline __attribute__((always_inline)) void fw__add_in(u32 *fw, u32 nbl, u32 blk, int delta)
 {
 	u32 i;
 
-	for (i = blk + 1; i <= s->nbl; i += i & -i)
-		s->fw[i] += delta;
+	for (i = blk + 1; i <= nbl; i += i & -i)
+		fw[i] += delta;
+}
+
+static inline __attribute__((always_inline)) void fw__add(struct stream *s, u32 blk, int delta)
+{
+	fw__add_in(s->fw, s->nbl, blk, delta);
 }
 
 /* Markers in blocks [0, blk). */
-static inline __attribute__((always_inline)) u64 fw__prefix(const struct stream *s, u32 blk)
+static inline __attribute__((always_inline)) u64 fw__prefix_in(const u32 *fw, u32 blk)
 {
 	u64 sum = 0;
 	u32 i;
 
 	for (i = blk; i > 0; i -= i & -i)
-		sum += s->fw[i];
+		sum += fw[i];
 	return sum;
 }
 
-/* Markers in slots after @slot: the distinct keys accessed since. */
-static inline __attribute__((always_inline)) u64 stream__after(const struct stream *s, u32 slot)
+/* Markers of (@mark, @fw, @nlive) in slots after @slot. */
+static inline __attribute__((always_inline)) u64
+after_in(const struct stream *s, const u64 *mark, const u32 *fw, u64 nlive, u32 slot)
 {
 	u32 b = slot / BLK_SLOTS, k;
-	const u64 *m = &s->mark[(u64)b * BLK_WORDS];
+	const u64 *m = &mark[(u64)b * BLK_WORDS];
 	u64 in = 0;
 
 	/* the words of the block after @slot's, branch-free */
@@ -393,7 +533,19 @@ static inline __attribute__((always_inline)) u64 stream__after(const struct stre
 	}
 	if (b >= s->fw_hi)
 		return in;
-	return in + s->nlive - fw__prefix(s, b + 1);
+	return in + nlive - fw__prefix_in(fw, b + 1);
+}
+
+/* Markers in slots after @slot: the distinct keys accessed since. */
+static inline __attribute__((always_inline)) u64 stream__after(const struct stream *s, u32 slot)
+{
+	return after_in(s, s->mark, s->fw, s->nlive, slot);
+}
+
+/* The same, hot keys only. */
+static inline __attribute__((always_inline)) u64 stream__after_hot(const struct stream *s, u32 slot)
+{
+	return after_in(s, s->hmark, s->hfw, s->hnlive, slot);
 }
 
 static void stream__free_axis(struct stream *s)
@@ -401,6 +553,24 @@ static void stream__free_axis(struct stream *s)
 	free(s->rank);
 	free(s->fw);
 	free(s->mark);
+	free(s->hfw);
+	free(s->hmark);
+}
+
+/* Linear-time Fenwick build over blocks [0, @full) of @mark (the tail stays out). */
+static void fw__build(u32 *fw, u32 nbl, const u64 *mark, u32 full)
+{
+	u32 i, k;
+
+	memset(fw, 0, ((u64)nbl + 1) * sizeof(*fw));
+	for (i = 1; i <= nbl; i++) {
+		u64 p = i + (i & -i);
+
+		for (k = 0; i <= full && k < BLK_WORDS; k++)
+			fw[i] += __builtin_popcountll(mark[(u64)(i - 1) * BLK_WORDS + k]);
+		if (p <= nbl)
+			fw[p] += fw[i];
+	}
 }
 
 /*
@@ -416,30 +586,44 @@ compact_body(struct stream *s, u32 min_slots)
 {
 	u64 live = s->nlive, keys = s->tab.n, i;
 	u64 want = live + 2 * (live > keys ? live : keys) + 64;
-	u32 nblk, nbl, acc = 0;
+	u32 nblk, nbl, acc = 0, ns;
+	u64 *hmark = NULL;
 
 	if (want < min_slots)
 		want = min_slots;
 	if (want > MAX_SLOTS)
 		return -EOVERFLOW;
 	nblk = (want + BLK_SLOTS - 1) / BLK_SLOTS * BLK_WORDS;
+	if (s->hot_axis) {
+		/* the new hot bitmap, built beside the old one */
+		hmark = calloc(nblk > s->alloc_blk ? nblk : s->alloc_blk, sizeof(*hmark));
+		if (!hmark)
+			return -ENOMEM;
+	}
 	if (nblk > s->alloc_blk) {
 		u32 *fw = malloc(((u64)nblk / BLK_WORDS + 1) * sizeof(*fw));
 		u32 *rank = malloc((u64)nblk * sizeof(*rank));
 		u64 *mark = calloc(nblk, sizeof(*mark));
+		u32 *hfw = s->hot_axis ? malloc(((u64)nblk / BLK_WORDS + 1) * sizeof(*hfw)) : NULL;
 
-		if (!fw || !rank || !mark) {
+		if (!fw || !rank || !mark || (s->hot_axis && !hfw)) {
 			free(fw);
 			free(rank);
 			free(mark);
+			free(hfw);
+			free(hmark);
 			return -ENOMEM;
 		}
 		if (s->nblk)
 			memcpy(mark, s->mark, (u64)s->nblk * sizeof(*mark));
-		stream__free_axis(s);
+		free(s->rank);
+		free(s->fw);
+		free(s->mark);
+		free(s->hfw);
 		s->fw = fw;
 		s->rank = rank;
 		s->mark = mark;
+		s->hfw = hfw;
 		s->alloc_blk = nblk;
 	}
 	for (i = 0; i < s->nblk; i++) {
@@ -453,8 +637,11 @@ compact_body(struct stream *s, u32 min_slots)
 		if (e->last_thr == EMPTY_THR || e->slot == NO_SLOT)
 			continue;
 		w = e->slot / 64;
-		e->slot = s->rank[w] + __builtin_popcountll(s->mark[w] &
+		ns = s->rank[w] + __builtin_popcountll(s->mark[w] &
 						((1ULL << (e->slot % 64)) - 1));
+		if (hmark && (s->hmark[w] >> (e->slot % 64) & 1))
+			hmark[ns / 64] |= 1ULL << (ns % 64);
+		e->slot = ns;
 	}
 	memset(s->mark, 0, (u64)nblk * sizeof(*s->mark));
 	for (i = 0; i < live / 64; i++)
@@ -474,6 +661,16 @@ compact_body(struct stream *s, u32 min_slots)
 	s->nbl = nbl;
 	s->fw_hi = live / BLK_SLOTS;
 	s->tail_live = live % BLK_SLOTS;
+	if (hmark) {
+		u32 k;
+
+		free(s->hmark);
+		s->hmark = hmark;
+		fw__build(s->hfw, nbl, hmark, s->fw_hi);
+		s->htail_live = 0;
+		for (k = 0; k < BLK_WORDS; k++)
+			s->htail_live += __builtin_popcountll(hmark[(u64)s->fw_hi * BLK_WORDS + k]);
+	}
 	s->cap = want;
 	s->nblk = nblk;
 	s->next = live;
@@ -509,12 +706,21 @@ static inline __attribute__((always_inline)) void stream__unmark(struct stream *
 		fw__add(s, b, -1);
 	else
 		s->tail_live--;
+	if (s->hot_axis && (s->hmark[e->slot / 64] >> (e->slot % 64) & 1)) {
+		if (b < s->fw_hi)
+			fw__add_in(s->hfw, s->nbl, b, -1);
+		else
+			s->htail_live--;
+		s->hmark[e->slot / 64] &= ~(1ULL << (e->slot % 64));
+		s->hnlive--;
+	}
 	s->mark[e->slot / 64] &= ~(1ULL << (e->slot % 64));
 	s->nlive--;
 	e->slot = NO_SLOT;
 }
 
-static inline __attribute__((always_inline)) int stream__mark(struct stream *s, struct ent *e, u32 min_slots)
+static inline __attribute__((always_inline)) int stream__mark(struct stream *s, struct ent *e, u32 min_slots,
+							     int hot)
 {
 	if (s->next == s->cap) {
 		int err = stream__compact(s, min_slots);
@@ -526,12 +732,20 @@ static inline __attribute__((always_inline)) int stream__mark(struct stream *s, 
 	if (e->slot / BLK_SLOTS != s->fw_hi) {
 		/* the tail block is full: into the tree with what is left of it */
 		fw__add(s, s->fw_hi, s->tail_live);
+		if (s->hot_axis)
+			fw__add_in(s->hfw, s->nbl, s->fw_hi, s->htail_live);
 		s->fw_hi++;
 		s->tail_live = 0;
+		s->htail_live = 0;
 	}
 	s->mark[e->slot / 64] |= 1ULL << (e->slot % 64);
 	s->tail_live++;
 	s->nlive++;
+	if (hot) {
+		s->hmark[e->slot / 64] |= 1ULL << (e->slot % 64);
+		s->htail_live++;
+		s->hnlive++;
+	}
 	return 0;
 }
 
@@ -601,6 +815,7 @@ static int reuse_exact__new_thread(struct reuse_exact *re, u32 tid)
 		return -ENOMEM;
 	if (re->o.mode == REUSE_EXACT_PER_THREAD) {
 		memset(&re->streams[n], 0, sizeof(re->streams[n]));
+		re->streams[n].hot_axis = re->hot != NULL;
 		re->nstreams++;
 		if (n == 1) {
 			int err = holders__seed(re);
@@ -668,7 +883,8 @@ int reuse_exact__new(const struct reuse_exact_opts *opts,
 		re->salt = opts->salt ? opts->salt : SHARDS_SALT;
 		re->weight = (double)(1 << SHARDS_BITS) / (double)re->thresh;
 		re->hll = calloc(1 << HLL_BITS, 1);
-		if (!re->hll) {
+		if (!re->hll || (opts->hot_keys && hot__new(&re->hot, opts->hot_keys, re->weight))) {
+			free(re->hll);
 			free(re);
 			return -ENOMEM;
 		}
@@ -679,9 +895,12 @@ int reuse_exact__new(const struct reuse_exact_opts *opts,
 	if (opts->mode == REUSE_EXACT_SHARED) {
 		re->streams = calloc(1, sizeof(*re->streams));
 		if (!re->streams) {
+			hot__delete(re->hot);
+			free(re->hll);
 			free(re);
 			return -ENOMEM;
 		}
+		re->streams[0].hot_axis = re->hot != NULL;
 		re->nstreams = 1;
 	}
 	*rep = re;
@@ -701,6 +920,7 @@ void reuse_exact__delete(struct reuse_exact *re)
 	lp_map__exit(&re->tids);
 	atab__exit(&re->holders);
 	free(re->hll);
+	hot__delete(re->hot);
 	for (i = 0; re->sd && i < re->nthr; i++)
 		free(re->sd[i].n);
 	free(re->sd);
@@ -734,11 +954,19 @@ static inline __attribute__((always_inline)) int hist_bin(u64 d)
 #define F_SHARED	1
 #define F_LINE		2
 #define F_SAMPLED	4
+#define F_HOT		8	/* SHARDS with hot keys */
+
+/* F_HOT: what the filter found, in the is_store of a buffered access */
+#define A_STORE		1
+#define A_HOT		2	/* a hot key's access: weight 1 */
+#define A_BECOMES_HOT	4	/* the key turns hot after this access */
+#define A_UNCOUNTED	8	/* not sampled: only its time is taken */
 
 static inline __attribute__((always_inline)) unsigned flags_of(const struct reuse_exact *re)
 {
 	return (re->o.mode == REUSE_EXACT_SHARED ? F_SHARED : 0) |
-	       (re->o.gran == REUSE_GRAN_LINE ? F_LINE : 0) | (re->sampled ? F_SAMPLED : 0);
+	       (re->o.gran == REUSE_GRAN_LINE ? F_LINE : 0) | (re->sampled ? F_SAMPLED : 0) |
+	       (re->hot ? F_HOT : 0);
 }
 
 static inline __attribute__((always_inline)) struct stream *stream_of(struct reuse_exact *re, int ti,
@@ -781,13 +1009,13 @@ static int reuse_exact__store(struct reuse_exact *re, int ti, u64 key,
 }
 
 /* Count a sampled distance @d (none at or above SDIST_MAX). */
-static int sdist__add(struct sdist *sd, u64 d)
+static int sdist__add(struct sdist *sd, u64 d, double w)
 {
 	if (d >= SDIST_MAX)
 		return 0;
 	if (d >= sd->cap) {
 		u32 cap = sd->cap ? sd->cap : 1024;
-		u64 *n;
+		double *n;
 
 		while (cap <= d)
 			cap *= 2;
@@ -798,7 +1026,7 @@ static int sdist__add(struct sdist *sd, u64 d)
 		sd->n = n;
 		sd->cap = cap;
 	}
-	sd->n[d]++;
+	sd->n[d] += w;
 	return 0;
 }
 
@@ -832,16 +1060,30 @@ static inline __attribute__((always_inline)) int access_one(struct reuse_exact *
 	struct stream *s = stream_of(re, ti, f);
 	double w = re->weight;
 	struct ent *e;
-	int is_new, was_live, err, mrc_done;
+	int is_new, was_live, err, mrc_done, a = is_store, hot = 0;
 	u64 now;
 
+	if (f & F_HOT) {
+		is_store = a & A_STORE;
+		hot = (a & (A_HOT | A_BECOMES_HOT)) != 0;
+		if (a & A_HOT)
+			w = 1;
+	}
 	err = etab__get(&s->tab, key, h, ti, &e, &is_new);
 	if (err)
 		return err;
 	now = s->seq++;
 	thr->seen++;
-	thr->accesses++;
 	was_live = !is_new && e->slot != NO_SLOT;
+	if ((f & F_HOT) && (a & A_UNCOUNTED)) {
+		/* becomes hot, not sampled: its next access is measured from here */
+		res->kind = REUSE_EXACT_SKIPPED;
+		if (was_live)
+			stream__unmark(s, e);
+		goto mark;
+	}
+	thr->accesses++;
+	thr->hot += (f & F_HOT) && (a & A_HOT);
 	if (is_new) {
 		res->kind = REUSE_EXACT_COLD;
 		thr->cold++;
@@ -859,8 +1101,29 @@ static inline __attribute__((always_inline)) int access_one(struct reuse_exact *
 		res->dist = stream__after(s, e->slot);
 		res->time = now - e->last_seq - 1;
 		mrc_done = 0;
-		if (f & F_SAMPLED) {
-			err = sdist__add(&re->sd[ti], res->dist);
+		if (f & F_HOT) {
+			/*
+			 * Hot keys in between count 1 each, the sampled others
+			 * all keys / sampled keys (spread over one step as below);
+			 * the time in tracked accesses, scaled by all over tracked.
+			 */
+			u64 hd = stream__after_hot(s, e->slot), sd = res->dist - hd;
+			double u = (lp_hash64(key ^ (now * 0x9e3779b97f4a7c15ull)) >> 11) * 0x1p-53;
+			double sc = re->hot->scale;
+
+			if (sd) {
+				u64 q = (u64)(((double)sd + (double)hd / sc) * SDIST_HOT_RES + 0.5);
+
+				err = sdist__add(&re->sd[ti], q, w);
+				if (err)
+					return err;
+				mrc_done = q < SDIST_MAX;
+			}
+			res->dist = hd + (sd ? (u64)(((double)sd + u) * sc) : 0);
+			res->time = res->time ? (u64)(((double)res->time + u) * (double)thr->seen /
+						      (double)thr->accesses) : 0;
+		} else if (f & F_SAMPLED) {
+			err = sdist__add(&re->sd[ti], res->dist, w);
 			if (err)
 				return err;
 			mrc_done = res->dist < SDIST_MAX;
@@ -885,7 +1148,8 @@ static inline __attribute__((always_inline)) int access_one(struct reuse_exact *
 			thr->cross_thread++;
 		stream__unmark(s, e);
 	}
-	err = stream__mark(s, e, re->o.init_slots);
+mark:
+	err = stream__mark(s, e, re->o.init_slots, hot);
 	if (err)
 		return err;
 	e->last_seq = now;
@@ -899,6 +1163,62 @@ static inline __attribute__((always_inline)) int access_one(struct reuse_exact *
 static inline __attribute__((always_inline)) u64 key_of(u64 addr, unsigned f)
 {
 	return f & F_LINE ? addr >> 6 : addr;
+}
+
+/* All keys / sampled keys so far (the HyperLogLog over all of them). */
+static void hot__rescale(struct reuse_exact *re)
+{
+	struct hot *h = re->hot;
+	u64 k = re->o.mode == REUSE_EXACT_SHARED || re->nthr <= 1 ?
+		(re->nstreams ? re->streams[0].tab.n : 0) : re->holders.n;
+	double est = hll__estimate(re->hll);
+
+	k = k > h->unsampled ? k - h->unsampled : 0;
+	if (k >= 16 && est > k)
+		h->scale = est / (double)k;
+	h->scale_next = h->scale_next < (1ULL << 22) ? 2 * h->scale_next :
+			h->scale_next + (1ULL << 22);
+}
+
+/* After some accesses: age the sketch, refresh the scale when due. */
+static void hot__tick(struct reuse_exact *re)
+{
+	struct hot *h = re->hot;
+
+	while (h->seen >= h->age_next)
+		hot__age(h);
+	if (h->seen >= h->scale_next)
+		hot__rescale(re);
+	h->tick_at = h->age_next < h->scale_next ? h->age_next : h->scale_next;
+}
+
+/*
+ * SHARDS with hot keys: what to do with an access to @key: -1 skip it,
+ * else the A_ flags to process it with. A hot key's access is tracked
+ * (weight 1). Another key's is counted in the sketch; when that makes it
+ * hot, this access is still a SHARDS one (counted if its hash samples
+ * it, else only its time is taken, uncounted), so every key's accesses
+ * before it turned hot are estimated as without hot keys, and the ones
+ * after exactly from there: no access is counted twice or lost.
+ */
+static inline __attribute__((always_inline)) int hot__classify(struct reuse_exact *re, u64 key)
+{
+	struct hot *hot = re->hot;
+	u64 h = shards_hash_full(re, key);
+	int samp, becomes = 0;
+
+	if (++hot->seen >= hot->tick_at)
+		hot__tick(re);
+	if (hot__find(hot, key, h))
+		return A_HOT;
+	samp = (h >> (64 - SHARDS_BITS)) < re->thresh;
+	if (hot->n < hot->max && hot__count(hot, key, h)) {
+		becomes = A_BECOMES_HOT;
+		hot->unsampled += !samp;
+	}
+	if (samp)
+		return becomes;
+	return becomes ? A_BECOMES_HOT | A_UNCOUNTED : -1;
 }
 
 int reuse_exact__access(struct reuse_exact *re, u32 tid, u64 addr,
@@ -915,6 +1235,16 @@ int reuse_exact__access(struct reuse_exact *re, u32 tid, u64 addr,
 	ti = reuse_exact__thread_index(re, tid);
 	if (ti < 0)
 		return ti;
+	if (f & F_HOT) {
+		int a = hot__classify(re, key);
+
+		if (a < 0) {
+			re->thr[ti].seen++;
+			res->kind = REUSE_EXACT_SKIPPED;
+			return 0;
+		}
+		return access_one(re, ti, key, lp_hash64(key), a | (is_store != 0), res, f);
+	}
 	if (re->sampled && shards_hash(re, key) >= re->thresh) {
 		re->thr[ti].seen++;
 		res->kind = REUSE_EXACT_SKIPPED;
@@ -988,7 +1318,11 @@ batch_popcnt(struct reuse_exact *re, const struct reuse_exact_acc *v, size_t n)
 	case 4: return batch_body(re, v, n, 4);
 	case 5: return batch_body(re, v, n, 5);
 	case 6: return batch_body(re, v, n, 6);
-	default: return batch_body(re, v, n, 7);
+	case 7: return batch_body(re, v, n, 7);
+	case 12: return batch_body(re, v, n, 12);
+	case 13: return batch_body(re, v, n, 13);
+	case 14: return batch_body(re, v, n, 14);
+	default: return batch_body(re, v, n, 15);
 	}
 }
 
@@ -1030,11 +1364,22 @@ batch_sampled(struct reuse_exact *re, const struct reuse_exact_acc *v, size_t n,
 			if (ti < 0)
 				return ti;
 		}
-		if (shards_hash(re, key_of(v[i].addr, f)) >= thresh) {
-			skipped++;
-			continue;
+		if (f & F_HOT) {
+			int a = hot__classify(re, key_of(v[i].addr, f));
+
+			if (a < 0) {
+				skipped++;
+				continue;
+			}
+			buf[nb] = v[i];
+			buf[nb++].is_store = a | (v[i].is_store != 0);
+		} else {
+			if (shards_hash(re, key_of(v[i].addr, f)) >= thresh) {
+				skipped++;
+				continue;
+			}
+			buf[nb++] = v[i];
 		}
-		buf[nb++] = v[i];
 		if (nb == SAMPLED_BATCH) {
 			re->thr[ti].seen += skipped;
 			skipped = 0;
@@ -1046,7 +1391,8 @@ batch_sampled(struct reuse_exact *re, const struct reuse_exact_acc *v, size_t n,
 		}
 	}
 	re->thr[ti].seen += skipped;
-	return nb ? body(re, buf, nb) : 0;
+	err = nb ? body(re, buf, nb) : 0;
+	return err;
 }
 
 __attribute__((target("popcnt"))) static int
@@ -1091,6 +1437,10 @@ void reuse_exact__finish(struct reuse_exact *re)
 	/* every distinct key has a table entry in its stream, or in the holders' */
 	re->keys_sampled = re->o.mode == REUSE_EXACT_SHARED || re->nthr <= 1 ?
 			   (re->nstreams ? re->streams[0].tab.n : 0) : re->holders.n;
+	/* hot keys the hash does not sample are in the tables too */
+	if (re->hot)
+		re->keys_sampled -= re->hot->unsampled < re->keys_sampled ? re->hot->unsampled :
+					re->keys_sampled;
 	re->keys_est = hll__estimate(re->hll);
 	/*
 	 * The sampled accesses to expect are the thread's accesses x the share
@@ -1113,18 +1463,21 @@ void reuse_exact__finish(struct reuse_exact *re)
 		u64 k;
 
 		for (k = 0; k < sd->cap; k++) {
+			double x = re->hot ? (double)k / SDIST_HOT_RES : (double)k;
+
 			if (!sd->n[k])
 				continue;
 			if (!k)
-				t->mrc.bin[0] += (double)sd->n[0] * re->weight;
+				t->mrc.bin[0] += sd->n[0];
 			else
-				mrc__spread(&t->mrc, k * scale, (k + 1) * scale,
-					    (double)sd->n[k] * re->weight);
+				mrc__spread(&t->mrc, x * scale, (x + 1) * scale, sd->n[k]);
 		}
 	}
 	for (i = 0; i < re->nthr; i++) {
 		struct reuse_exact_thread *t = &re->thr[i];
-		double d = ((double)t->seen * expect - (double)t->accesses) * re->weight;
+		/* hot keys' accesses are all there: the sample is of the others' */
+		double d = ((double)(t->seen - t->hot) * expect - (double)(t->accesses - t->hot)) *
+			   re->weight;
 
 		/* the curve may hold less than nothing at 0: it is cut at 1 */
 		t->mrc.bin[0] += d;
@@ -1139,6 +1492,16 @@ int reuse_exact__sample_keys(const struct reuse_exact *re, u64 *sampled, double 
 		return -EINVAL;
 	*sampled = re->keys_sampled;
 	*est = re->keys_est;
+	return 0;
+}
+
+int reuse_exact__hot_keys(const struct reuse_exact *re, u64 *nkeys, u64 *first, u64 *last)
+{
+	if (!re->hot)
+		return -EINVAL;
+	*nkeys = re->hot->n;
+	*first = re->hot->first;
+	*last = re->hot->last;
 	return 0;
 }
 
@@ -1177,6 +1540,7 @@ void reuse_exact__sum(const struct reuse_exact *re,
 		sum->invalidated += t->invalidated;
 		sum->invalidations += t->invalidations;
 		sum->cross_thread += t->cross_thread;
+		sum->hot += t->hot;
 		sum->seen += t->seen;
 		reuse_mrc__merge(&sum->mrc, &t->mrc);
 		reuse_hist__merge(&sum->stack, &t->stack);

@@ -71,6 +71,17 @@ struct reuse_exact_opts {
 	 * the estimate depends on which keys were drawn.
 	 */
 	u64 salt;
+	/*
+	 * SHARDS with hot keys (Carra & Neglia, USENIX ATC 2020): up to this
+	 * many keys found hot on the fly (a count-min sketch over all keys,
+	 * aged) are tracked exactly at weight 1, the others sampled as above
+	 * at weight 1/rate; a distance is then the hot keys in between plus
+	 * the sampled others x all keys / sampled keys. A key's accesses up
+	 * to and including the one that makes it hot are handled as SHARDS
+	 * ones (sampled or not by its hash), the later ones exactly: the
+	 * estimate stays unbiased. 0: off (plain SHARDS).
+	 */
+	u32 hot_keys;
 };
 
 /* Results of one thread (in SHARED mode: of the accesses it made). */
@@ -84,6 +95,7 @@ struct reuse_exact_thread {
 	u64 invalidated;	/* uses of this thread invalidated by others */
 	u64 invalidations;	/* uses of others this thread's stores invalidated */
 	u64 cross_thread;	/* SHARED: reuses of another thread's use */
+	u64 hot;		/* SHARDS with hot keys: accesses tracked as hot (weight 1) */
 	struct reuse_hist stack;	/* REUSE_STACK */
 	struct reuse_hist time;		/* REUSE_TIME */
 	struct reuse_mrc mrc;		/* stack distances, finer bins */
@@ -152,6 +164,13 @@ void reuse_exact__finish(struct reuse_exact *re);
 
 /* SHARDS, after finish: distinct keys sampled, all distinct keys (estimated). */
 int reuse_exact__sample_keys(const struct reuse_exact *re, u64 *sampled, double *est);
+
+/*
+ * SHARDS with hot keys: keys found hot (tracked exactly) and the accesses
+ * seen (all threads) when the first and the last of them became hot.
+ * -EINVAL when hot keys are off.
+ */
+int reuse_exact__hot_keys(const struct reuse_exact *re, u64 *nkeys, u64 *first, u64 *last);
 
 /* The rate keys are sampled at (the one applied, a multiple of 2^-24); 1: exact. */
 double reuse_exact__sample_rate(const struct reuse_exact *re);

@@ -60,7 +60,8 @@ if section engine; then
 		echo "# M=1e6; SHARDS miss-ratio curve MAE <= 0.01. CPU time of this process: on a"
 		echo "# loaded machine other processes still share its caches. \"choice of keys alone\":"
 		echo "# the MAE a spatial sample's draw of keys is expected to cause, whatever is done"
-		echo "# with the distances (a few hot keys in or out of the sample)"
+		echo "# with the distances (a few hot keys in or out of the sample). SHARDS+hot: the same"
+		echo "# with up to 4096 lines found hot tracked exactly (--hot-keys; Carra & Neglia 2020)"
 	else
 		echo "skipped: test/bench/reuse-engine is not built (make bench builds it)"
 	fi

@@ -7,7 +7,7 @@
  * accesses per second of CPU time measured in this run, the best of -r
  * runs (other processes only ever slow one down).
  *
- * Accuracy: the SHARDS miss-ratio curve (rates 0.01 and 0.1, or -R)
+ * Accuracy: the SHARDS miss-ratio curve (rates 0.01 and 0.05, or -R)
  * against the exact one on five
  * trace shapes (uniform random, cyclic sweep, a RIBench trace given with
  * -t, Zipf, a mix of the three generated ones), as the mean absolute error
@@ -21,7 +21,10 @@
  * accessed keys always in the sample; the lowest rate that choice allows
  * for 0.01 is measured too.
  *
- *   test/bench/reuse-engine [-n N] [-m M] [-r RUNS] [-R RATE] [-t RIBENCH_TRACE] [-1 1] [-A 0]
+ * SHARDS+hot: the same with up to -H keys (4096 by default; 0: none)
+ * found hot on the fly and tracked exactly (Carra & Neglia 2020).
+ *
+ *   test/bench/reuse-engine [-n N] [-m M] [-r RUNS] [-R RATE] [-H K] [-t RIBENCH_TRACE] [-1 1] [-A 0]
  *	-1 1: also time one reuse_exact__access() call per access
  *	-A 0: speed only; -S 0: accuracy only
  */
@@ -39,6 +42,9 @@
 
 #define BATCH 4096
 
+/* -H: keys SHARDS tracks exactly when found hot (the "hot" rows); 0: none */
+static u32 hot_keys = 4096;
+
 static double cpu_s(void)
 {
 	struct timespec ts;
@@ -52,11 +58,12 @@ static double cpu_s(void)
  * accesses per CPU second, < 0 on failure. @sum (may be NULL) gets the
  * totals.
  */
-static double run(enum reuse_exact_mode mode, enum reuse_gran gran, double rate,
+static double run(enum reuse_exact_mode mode, enum reuse_gran gran, double rate, u32 hot,
 		  const struct reuse_exact_acc *v, u64 n, int batch,
 		  struct reuse_exact_thread *sum)
 {
-	struct reuse_exact_opts o = { .mode = mode, .gran = gran, .sample_rate = rate };
+	struct reuse_exact_opts o = { .mode = mode, .gran = gran, .sample_rate = rate,
+				      .hot_keys = hot };
 	struct reuse_exact *re;
 	double t0, t1;
 	u64 i;
@@ -78,13 +85,13 @@ static double run(enum reuse_exact_mode mode, enum reuse_gran gran, double rate,
 }
 
 static double best(int runs, enum reuse_exact_mode mode, enum reuse_gran gran,
-		   double rate, const struct reuse_exact_acc *v, u64 n, int batch)
+		   double rate, u32 hot, const struct reuse_exact_acc *v, u64 n, int batch)
 {
 	double b = 0, x;
 	int i;
 
 	for (i = 0; i < runs; i++) {
-		x = run(mode, gran, rate, v, n, batch, NULL);
+		x = run(mode, gran, rate, hot, v, n, batch, NULL);
 		b = x > b ? x : b;
 	}
 	return b;
@@ -362,10 +369,10 @@ static double key_mae(const struct keyvar *kv, const struct reuse_mrc_point *pts
 }
 
 /* SHARDS at @rate with NSALTS hash salts: mean and max MAE, mean from size 1. */
-static void shards_salts(const struct reuse_exact_acc *v, u64 n, double rate,
+static void shards_salts(const struct reuse_exact_acc *v, u64 n, double rate, u32 hot,
 			 const struct reuse_exact_thread *ex, u64 footprint,
 			 double *mean, double *max, double *mean_all, double *speed,
-			 u64 *sampled)
+			 u64 *sampled, u64 *hot_out)
 {
 	static struct reuse_exact_thread sh;
 	double mae, mae_all;
@@ -375,8 +382,9 @@ static void shards_salts(const struct reuse_exact_acc *v, u64 n, double rate,
 	for (s = 0; s < NSALTS; s++) {
 		struct reuse_exact_opts o = { .mode = REUSE_EXACT_SHARED, .gran = REUSE_GRAN_LINE,
 					      .sample_rate = rate,
-					      .salt = s ? lp_hash64(s) : 0 };
+					      .salt = s ? lp_hash64(s) : 0, .hot_keys = hot };
 		struct reuse_exact *re;
+		u64 hk[3] = { 0 };
 		double t0, x;
 
 		mae = mae_all = NAN;
@@ -387,6 +395,8 @@ static void shards_salts(const struct reuse_exact_acc *v, u64 n, double rate,
 		reuse_exact__finish(re);
 		x = n / (cpu_s() - t0);
 		reuse_exact__sum(re, &sh);
+		if (hot && !reuse_exact__hot_keys(re, &hk[0], &hk[1], &hk[2]) && !s)
+			memcpy(hot_out, hk, sizeof(hk));
 		reuse_exact__delete(re);
 		reuse_mrc__mae(&ex->mrc, &sh.mrc, (u64)ceil(1 / rate), footprint, &mae);
 		reuse_mrc__mae(&ex->mrc, &sh.mrc, 1, footprint, &mae_all);
@@ -416,20 +426,31 @@ static void accuracy(const char *name, const struct reuse_exact_acc *v, u64 n,
 	u64 footprint, sampled = 0;
 	int i, np, have_kv;
 
-	e_rate = run(REUSE_EXACT_SHARED, REUSE_GRAN_LINE, 0, v, n, BATCH, &ex);
+	e_rate = run(REUSE_EXACT_SHARED, REUSE_GRAN_LINE, 0, 0, v, n, BATCH, &ex);
 	footprint = ex.cold;
 	np = reuse_mrc__curve(&ex.mrc, footprint, pts, REUSE_MRC_NBINS);
 	have_kv = np > 0 && !key_variance(v, n, &kv);
 	printf("%-8s N=%-9llu footprint %8llu lines, exact %.1f M/s\n", name,
 	       (unsigned long long)n, (unsigned long long)footprint, e_rate / 1e6);
 	for (i = 0; i < nrates; i++) {
-		shards_salts(v, n, rates[i], &ex, footprint, &mean, &max, &mean_all, &speed,
-			     &sampled);
+		u64 hk[3] = { 0 };
+
+		shards_salts(v, n, rates[i], 0, &ex, footprint, &mean, &max, &mean_all, &speed,
+			     &sampled, hk);
 		printf("  SHARDS rate %-5g MAE mean %.4f max %.4f over %d salts (choice of keys "
 		       "alone: %.4f; from 1 line: %.4f); %llu accesses sampled, %.1f M/s\n",
 		       rates[i], mean, max, NSALTS,
 		       have_kv ? key_mae(&kv, pts, np, rates[i], (u64)ceil(1 / rates[i]), 0) : NAN,
 		       mean_all, (unsigned long long)sampled, speed / 1e6);
+		if (!hot_keys)
+			continue;
+		shards_salts(v, n, rates[i], hot_keys, &ex, footprint, &mean, &max, &mean_all,
+			     &speed, &sampled, hk);
+		printf("  SHARDS+hot %-5g MAE mean %.4f max %.4f over %d salts (from 1 line: %.4f); "
+		       "%llu accesses tracked, %llu hot keys (first hot at access %llu, last at "
+		       "%llu), %.1f M/s\n", rates[i], mean, max, NSALTS, mean_all,
+		       (unsigned long long)sampled, (unsigned long long)hk[0],
+		       (unsigned long long)hk[1], (unsigned long long)hk[2], speed / 1e6);
 	}
 	if (!have_kv)
 		return;
@@ -451,7 +472,10 @@ static void accuracy(const char *name, const struct reuse_exact_acc *v, u64 n,
 		if (rates[i] == need)
 			need = 0;	/* measured above */
 	if (need) {
-		shards_salts(v, n, need, &ex, footprint, &mean, &max, &mean_all, &speed, &sampled);
+		u64 hk[3];
+
+		shards_salts(v, n, need, 0, &ex, footprint, &mean, &max, &mean_all, &speed, &sampled,
+			     hk);
 		printf("  SHARDS rate %-5g MAE mean %.4f max %.4f over %d salts (the lowest rate "
 		       "above expected to meet 0.01); %.1f M/s\n", need, mean, max, NSALTS,
 		       speed / 1e6);
@@ -467,7 +491,7 @@ int main(int argc, char **argv)
 	const char *ribench = NULL;
 	struct reuse_exact_acc *v, *w;
 	int k, mode, gran, runs = 3, single = 0, acc = 1, speed = 1;
-	double rates[MAX_RATES] = { 0.01, 0.1 };
+	double rates[MAX_RATES] = { 0.01, 0.05 };
 	int nrates = 2;
 
 	for (k = 1; k + 1 < argc; k += 2) {
@@ -481,6 +505,8 @@ int main(int argc, char **argv)
 			rates[0] = strtod(argv[k + 1], NULL);
 			nrates = 1;
 		}
+		else if (!strcmp(argv[k], "-H"))
+			hot_keys = strtoul(argv[k + 1], NULL, 10);
 		else if (!strcmp(argv[k], "-S"))
 			speed = atoi(argv[k + 1]);
 		else if (!strcmp(argv[k], "-A"))
@@ -502,22 +528,35 @@ int main(int argc, char **argv)
 		gen_random(v, n, lines[k], &seed);
 		for (mode = 0; mode < 2; mode++)
 			for (gran = 0; gran < 2; gran++) {
-				double rb = best(runs, mode, gran, 0, v, n, BATCH);
+				double rb = best(runs, mode, gran, 0, 0, v, n, BATCH);
 
 				printf("exact   %-7s %-7s M=%-8llu %7.2f M accesses/s", modes[mode],
 				       grans[gran], (unsigned long long)lines[k], rb / 1e6);
 				if (single)
 					printf(" (one call per access: %.2f M/s)",
-					       best(runs, mode, gran, 0, v, n, 1) / 1e6);
+					       best(runs, mode, gran, 0, 0, v, n, 1) / 1e6);
 				putchar('\n');
 				fflush(stdout);
 			}
 		for (mode = 0; mode < 2; mode++)
 			for (i = 0; i < (u64)nrates; i++) {
+				/* alternating, so a change of load hits both alike */
+				double b0 = 0, b1 = 0;
+				int r;
+
+				for (r = 0; r < runs; r++) {
+					b0 = fmax(b0, best(1, mode, REUSE_GRAN_LINE, rates[i], 0, v, n,
+							   BATCH));
+					if (hot_keys)
+						b1 = fmax(b1, best(1, mode, REUSE_GRAN_LINE, rates[i],
+								   hot_keys, v, n, BATCH));
+				}
 				printf("SHARDS  %-7s line    M=%-8llu %7.2f M accesses/s (rate %g)\n",
-				       modes[mode], (unsigned long long)lines[k],
-				       best(runs, mode, REUSE_GRAN_LINE, rates[i], v, n, BATCH) / 1e6,
-				       rates[i]);
+				       modes[mode], (unsigned long long)lines[k], b0 / 1e6, rates[i]);
+				if (hot_keys)
+					printf("SHARDS+hot %-7s line M=%-8llu %7.2f M accesses/s (rate %g, "
+					       "%u hot keys at most)\n", modes[mode],
+					       (unsigned long long)lines[k], b1 / 1e6, rates[i], hot_keys);
 				fflush(stdout);
 			}
 	}

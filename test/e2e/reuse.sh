@@ -75,6 +75,23 @@ ge 0.05 "$got" 2> /dev/null && ok "--sample-rate 0.5: JSON estimate block, miss-
 "$LOCIPROF" reuse --sample-rate 0.1 true > /dev/null 2> "$TMP/err"; rc=$?
 [ $rc = 129 ] && grep -q "trace" "$TMP/err" && ok "--sample-rate without --trace is a usage error" ||
 	fail "--sample-rate without --trace" "exit $rc: $(cat "$TMP/err")"
+# --hot-keys: the hot lines found are reported (text and JSON), the curve stays near
+"$LOCIPROF" reuse --trace "$TMP/t.txt" --granularity line --sample-rate 0.5 --hot-keys 256 \
+	--json "$TMP/hk.json" > "$TMP/hk.txt"
+got=$(python3 -c "
+import json,sys
+e=json.load(open(sys.argv[1])); s=json.load(open(sys.argv[2]))
+est=s['estimate']; assert est['method'] == 'SHARDS' and 0 <= est['hot_keys'] <= 256, est
+assert est['hot_accesses'] <= est['sampled_accesses'] <= est['accesses'], est
+em={p['lines']: p['miss_ratio'] for p in e['mrc']}; sm={p['lines']: p['miss_ratio'] for p in s['mrc']}
+k=[x for x in em if x in sm and x >= 2]
+print('%d %.3f' % (est['hot_keys'], sum(abs(em[x] - sm[x]) for x in k) / len(k)))" "$TMP/ex.json" "$TMP/hk.json" 2>&1)
+grep -q "hot lines (Carra & Neglia 2020): ${got%% *} found hot" "$TMP/hk.txt" && ge 0.05 "${got#* }" 2> /dev/null &&
+	ok "--hot-keys: text and JSON report the lines found hot, curve within 0.05 of exact ($got)" ||
+	fail "--hot-keys" "$got: $(sed -n 3,4p "$TMP/hk.txt")"
+"$LOCIPROF" reuse --trace "$TMP/t.txt" --hot-keys 16 > /dev/null 2> "$TMP/err"; rc=$?
+[ $rc = 129 ] && grep -q "sample-rate" "$TMP/err" && ok "--hot-keys without --sample-rate is a usage error" ||
+	fail "--hot-keys without --sample-rate" "exit $rc: $(cat "$TMP/err")"
 
 # --trace counts every access: resolution exact, every level printed
 got=$(js "$TMP/ex.json" "d['resolution']['source'], d['resolution']['ns'], all(h['resolved'] for h in d['hit_rates'])")

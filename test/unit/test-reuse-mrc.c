@@ -2,6 +2,7 @@
 /* Miss-ratio curves from fine stack-distance bins; SHARDS against exact. */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -224,5 +225,118 @@ LP_TEST(test_reuse_exact_shards_rejects_bad_rates, "reuse-exact: sample rates ou
 	TEST_ASSERT(!reuse_exact__new(&o, &re), "rate 1");
 	TEST_ASSERT(reuse_exact__sample_rate(re) == 1, "rate 1 is exact");
 	reuse_exact__delete(re);
+	return TEST_OK;
+}
+
+/*
+ * H hot lines, one every other access in turn, the other accesses from a
+ * tail of T lines: a hot line's reuse distance is H - 1 hot lines plus
+ * what the tail brings in between.
+ */
+enum { HOT_H = 256, HOT_N = 600000 };
+
+static void hot_trace(u64 *line, const u64 *tail, u64 ntail, u64 *seed)
+{
+	int i;
+
+	for (i = 0; i < HOT_N; i++)
+		line[i] = i % 2 ? tail[lp_splitmix64(seed) % ntail] : 1000000 + (u64)((i / 2) % HOT_H);
+}
+
+/* The engine's sample rule (reuse-exact.h): hash(key ^ salt) mod 2^24 < rate x 2^24. */
+static int sampled_by(u64 key, u64 salt, double rate)
+{
+	return (lp_hash64(key ^ salt) >> 40) < (u64)(rate * (1 << 24) + 0.5);
+}
+
+LP_TEST(test_reuse_exact_shards_hot_keys_exact, "reuse-exact: SHARDS with hot keys: hot lines found, their distances among hot lines exact")
+{
+	struct reuse_exact_opts o = { .mode = REUSE_EXACT_SHARED, .gran = REUSE_GRAN_LINE,
+				      .sample_rate = 0.01, .salt = 777, .hot_keys = 1024 };
+	u64 *line = malloc(HOT_N * sizeof(*line)), *tail = malloc(200000 * sizeof(*tail));
+	u64 seed = 3, nk, first, last, t;
+	struct reuse_exact *re = NULL;
+	u64 bad = 0, checked = 0, over = 0, under = 0;
+	int i, nt = 0;
+
+	TEST_ASSERT(line && tail, "alloc");
+	/* a tail none of which the hash samples: the estimate of a hot reuse is its hot part */
+	for (t = 5000000; nt < 200000; t++)
+		if (!sampled_by(t, o.salt, o.sample_rate))
+			tail[nt++] = t;
+	hot_trace(line, tail, nt, &seed);
+	TEST_ASSERT(!reuse_exact__new(&o, &re), "new");
+	for (i = 0; i < HOT_N; i++) {
+		struct reuse_exact_res r;
+
+		TEST_ASSERT(!reuse_exact__access(re, 1, 64 * line[i], 0, &r), "access %d", i);
+		/* after the first quarter every hot line is hot: its distance is the others */
+		if (i >= HOT_N / 4 && !(i % 2)) {
+			checked++;
+			bad += r.kind != REUSE_EXACT_REUSE || r.dist != HOT_H - 1;
+			over = r.kind == REUSE_EXACT_REUSE && r.dist > over ? r.dist : over;
+			under += r.kind != REUSE_EXACT_REUSE || r.dist < HOT_H - 1;
+		}
+	}
+	reuse_exact__finish(re);
+	TEST_ASSERT(!reuse_exact__hot_keys(re, &nk, &first, &last), "hot keys on");
+	/*
+	 * A few tail lines may be taken for hot (both their sketch counters
+	 * shared with hot lines) and then count in a hot line's distance
+	 * when in between (each tail line is 1 in 400000 accesses): the
+	 * distance is then one more, for the HOT_H reuses around its access.
+	 */
+	TEST_ASSERT(nk >= HOT_H && nk <= HOT_H + 16, "%llu hot keys", (unsigned long long)nk);
+	TEST_ASSERT(!under, "%llu hot reuses below %d", (unsigned long long)under, HOT_H - 1);
+	TEST_ASSERT(over <= HOT_H - 1 + nk - HOT_H, "a hot reuse at %llu", (unsigned long long)over);
+	TEST_ASSERT(first < HOT_N / 8, "first hot line found at access %llu", (unsigned long long)first);
+	TEST_ASSERT(bad * 100 <= checked, "%llu of %llu hot reuses not at distance %d",
+		    (unsigned long long)bad, (unsigned long long)checked, HOT_H - 1);
+	reuse_exact__delete(re);
+	free(line);
+	free(tail);
+	return TEST_OK;
+}
+
+LP_TEST(test_reuse_exact_shards_hot_keys_beat_plain, "reuse-exact: SHARDS with hot keys: curve error below plain SHARDS over 6 salts")
+{
+	enum { TAIL = 100000, SALTS = 6 };
+	static u64 tail[TAIL];
+	u64 *line = malloc(HOT_N * sizeof(*line)), seed = 5;
+	struct reuse_exact_thread *ex = calloc(1, sizeof(*ex)), *sh = calloc(1, sizeof(*sh));
+	double mae[2] = { 0, 0 };
+	struct reuse_exact *re;
+	int i, s, k;
+
+	TEST_ASSERT(line && ex && sh, "alloc");
+	for (i = 0; i < TAIL; i++)
+		tail[i] = 5000000 + i;
+	hot_trace(line, tail, TAIL, &seed);
+	re = run_lines(0, REUSE_EXACT_SHARED, line, HOT_N);
+	TEST_ASSERT(re, "exact");
+	reuse_exact__sum(re, ex);
+	reuse_exact__delete(re);
+	for (s = 0; s < SALTS; s++)
+		for (k = 0; k < 2; k++) {
+			struct reuse_exact_opts o = { .mode = REUSE_EXACT_SHARED,
+						      .gran = REUSE_GRAN_LINE, .sample_rate = 0.01,
+						      .salt = lp_hash64(s + 1), .hot_keys = k ? 1024 : 0 };
+			double e;
+
+			TEST_ASSERT(!reuse_exact__new(&o, &re), "new");
+			for (i = 0; i < HOT_N; i++)
+				TEST_ASSERT(!reuse_exact__access(re, 1, 64 * line[i], 0, NULL), "access");
+			reuse_exact__finish(re);
+			reuse_exact__sum(re, sh);
+			reuse_exact__delete(re);
+			TEST_ASSERT(!reuse_mrc__mae(&ex->mrc, &sh->mrc, 100, ex->cold, &e), "mae");
+			mae[k] += e / SALTS;
+			if (getenv("LP_TEST_VERBOSE"))
+				fprintf(stderr, "salt %d %s MAE %.4f\n", s, k ? "hot" : "plain", e);
+		}
+	TEST_ASSERT(mae[1] < mae[0] / 2, "MAE with hot keys %.4f, plain %.4f", mae[1], mae[0]);
+	free(line);
+	free(ex);
+	free(sh);
 	return TEST_OK;
 }
