@@ -10,6 +10,10 @@ if [ "$(id -u)" != 0 ] || ! command -v setpriv > /dev/null || ! id nobody > /dev
 	exit 0
 fi
 U="$TMP/u"; mkdir -p "$U"; chmod 777 "$TMP" "$U"
+# the clone may sit under a directory nobody cannot enter (mktemp -d is 0700):
+# run copies of the tool and the benchmark from the test's own directory
+cp "$LOCIPROF" "$MB/false-sharing" "$U/" && chmod 755 "$U/lociprof" "$U/false-sharing"
+LOCIPROF="$U/lociprof"; MB="$U"
 as_nobody() { (cd "$U" && setpriv --reuid=65534 --regid=65534 --clear-groups bash -c "$1"); }
 
 # 64 threads at once: 64 default-size rings are far beyond the budget
