@@ -25,7 +25,7 @@ grep -qE '^ +0x08-0x0f T[0-9]+ +atomic +[a-z]+ +[0-9]+ +second\+0' "$TMP/tv.txt"
 "$LOCIPROF" record -q -o "$TMP/tls.data" "$TOP/test/helpers/tlsvars" 5000000 2> "$TMP/err"; rc=$?
 "$LOCIPROF" script -i "$TMP/tls.data" 2> /dev/null | grep -E ' worker.*tlsvars.c:[0-9]+.*=> ' > "$TMP/tls.txt"
 n=$(wc -l < "$TMP/tls.txt")
-named=$(grep -cE '=> 0x[0-9a-f]+ tls_(buf|pad) of T[12] \(tid [0-9]+\)\+0x[0-9a-f]+' "$TMP/tls.txt")
+named=$(grep -cE '=> 0x[0-9a-f]+ tls_(buf|pad) of T[12] \(tid [0-9]+\)\+(0|0x[0-9a-f]+)' "$TMP/tls.txt")
 threads=$(grep -oE 'tls_buf of T[12]' "$TMP/tls.txt" | sort -u | wc -l)
 if [ $rc = 0 ] && [ "$n" -ge 10 ] && [ "$named" = "$n" ] && [ "$threads" = 2 ]; then
 	ok "TLS: every sampled access of the workers' __thread variables names them, e.g. tls_buf of T<n> ($named of $n, both threads)"
