@@ -12,6 +12,15 @@
  * 2 iters f_g / m for i != j in the same group, 0 across groups.
  * For pairs (m = 2) a cell is iters * f_g: pairs 0-1,2-3 with fractions
  * 1.0,0.5 normalize to 1/3 in (0,1),(1,0) and 1/6 in (2,3),(3,2).
+ *
+ * The model holds when a group's threads run at the same time. With more
+ * threads than CPUs the scheduler decides which threads run together: a
+ * thread whose partner is off CPU stores to a line its own cache holds, and
+ * the group transfers nothing (measured: two equal pairs on 2 CPUs got
+ * matrices 2:1 apart). --turns N makes the groups take turns: the stores
+ * are cut into N rounds, and in each round group 0 runs its share, then
+ * group 1, ..., while the other groups sleep on a condition variable.
+ * Ungrouped threads keep no turns.
  */
 #include "microbench/mb.h"
 
@@ -28,12 +37,22 @@ static int group_of[MB_MAX_THREADS];		/* -1: no group */
 static int ngroups, group_size[MB_MAX_THREADS / 2];
 static double group_frac[MB_MAX_THREADS / 2];
 static struct mb_common opt;
+static long turns;			/* --turns: 0 = groups run freely */
+
+static struct {				/* --turns: whose turn it is */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	long turn;			/* round * ngroups + group */
+	int done;			/* members done with this turn */
+} tk = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0 };
 
 static const struct mb_opt opts[] = {
 	{ "pairs", MB_OPT_STR, &pairs_arg, 0, 0, "LIST",
 	  "groups 'i-j[-k..],..' of thread indices (default 0-1,2-3,...)" },
 	{ "fractions", MB_OPT_STR, &fractions_arg, 0, 0, "LIST",
 	  "sharing fraction per group 'f,..', or one for all (default 1.0)" },
+	{ "turns", MB_OPT_LONG, &turns, 1, 1000000, "N",
+	  "groups take turns in N rounds, so that a group's threads run together" },
 	{ NULL },
 };
 
@@ -108,6 +127,27 @@ static void setup_groups(void)
 		group_frac[i] = !nfrac ? 1.0 : nfrac == 1 ? fr[0] : fr[i];
 }
 
+/* --turns: sleeps until turn @t (round * ngroups + group) has come. */
+static void turn_wait(long t)
+{
+	pthread_mutex_lock(&tk.lock);
+	while (tk.turn != t)
+		pthread_cond_wait(&tk.cond, &tk.lock);
+	pthread_mutex_unlock(&tk.lock);
+}
+
+/* --turns: the last member of group @g to finish its share passes the turn. */
+static void turn_done(int g)
+{
+	pthread_mutex_lock(&tk.lock);
+	if (++tk.done == group_size[g]) {
+		tk.done = 0;
+		tk.turn++;
+		pthread_cond_broadcast(&tk.cond);
+	}
+	pthread_mutex_unlock(&tk.lock);
+}
+
 static void worker(int idx, void *arg)
 {
 	int g = group_of[idx];
@@ -115,18 +155,25 @@ static void worker(int idx, void *arg)
 	uint64_t *shared = &pair_data[g >= 0 ? g : 0].v, *priv = &private_data[idx].v;
 	long long nshared = 0;
 	struct mb_rng rng;
-	long i;
+	long i, end, round, nturns = turns && g >= 0 ? turns : 1;
 
 	(void)arg;
 	mb_rng_seed(&rng, opt.seed, idx);
-	for (i = 0; i < opt.iters; i++) {
-		r = mb_rng_next(&rng);
-		if (MB_CHOOSE(r, thr)) {
-			__atomic_store_n(shared, r, __ATOMIC_SEQ_CST);
-			nshared++;
-		} else {
-			__atomic_store_n(priv, r, __ATOMIC_SEQ_CST);
+	for (round = 0, i = 0; round < nturns; round++) {
+		if (nturns > 1)
+			turn_wait(round * ngroups + g);
+		end = opt.iters / nturns * (round + 1) + (round == nturns - 1 ? opt.iters % nturns : 0);
+		for (; i < end; i++) {
+			r = mb_rng_next(&rng);
+			if (MB_CHOOSE(r, thr)) {
+				__atomic_store_n(shared, r, __ATOMIC_SEQ_CST);
+				nshared++;
+			} else {
+				__atomic_store_n(priv, r, __ATOMIC_SEQ_CST);
+			}
 		}
+		if (nturns > 1)
+			turn_done(g);
 	}
 	counts[idx] = (struct mb_counts){ .private_ = opt.iters - nshared,
 		.shared = nshared, .true_ = nshared, .stores = opt.iters,

@@ -160,8 +160,8 @@ if section comdetect; then
 	echo "## comdetect accuracy: S = 1 - 1/2 sum|a-b| against the benchmark's --expect"
 	printf "%-52s %7s %9s\n" "benchmark" "S(all)" "ff-error"
 	for cfg in \
-		"point-to-point --threads 4 --pairs 0-1,2-3 --fractions 1.0,1.0 --pin" \
-		"point-to-point --threads 4 --pairs 0-1,2-3 --fractions 1.0,0.5 --pin" \
+		"point-to-point --threads 4 --pairs 0-1,2-3 --fractions 1.0,1.0 --pin --turns 100" \
+		"point-to-point --threads 4 --pairs 0-1,2-3 --fractions 1.0,0.5 --pin --turns 100" \
 		"point-to-point --threads 2 --pairs 0-1 --fractions 1.0" \
 		"false-sharing --threads 2 --false-fraction 0" \
 		"false-sharing --threads 2 --false-fraction 0.25" \
