@@ -21,15 +21,7 @@ for run in 1 2 3; do
 		err="exit $?"
 done
 if [ -z "$err" ]; then
-	python3 - "$TMP"/p2p[123].json > "$TMP/p2p.json" <<'PY'
-import json, sys
-ds = [json.load(open(f)) for f in sys.argv[1:]]
-out = ds[0]
-for k in out['matrix']:
-    out['matrix'][k] = [[sum(d['matrix'][k][i][j] for d in ds) for j in range(len(row))]
-                        for i, row in enumerate(out['matrix'][k])]
-json.dump(out, sys.stdout)
-PY
+	pool_runs "$TMP"/p2p[123].json > "$TMP/p2p.json"
 	"$LOCIPROF" compare --json "$TMP/p2p.cmp" "$TMP/p2p.exp" "$TMP/p2p.json" > /dev/null
 	s=$(js "$TMP/p2p.cmp" "'%.3f' % d['similarity']['all']")
 	if python3 -c "import sys; sys.exit(0 if float('$s') >= 0.9 else 1)"; then

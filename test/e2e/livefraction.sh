@@ -83,16 +83,7 @@ for fr in 0.9,0.3 1.0,0.5; do
 		fail "comdetect point-to-point $fr" "$err"
 		continue
 	fi
-	python3 - "$TMP"/p2p[123].json > "$TMP/p2p.json" <<'PY'
-import json, sys
-ds = [json.load(open(f)) for f in sys.argv[1:]]
-out = ds[0]
-for k in out['matrix']:
-    out['matrix'][k] = [[sum(d['matrix'][k][i][j] for d in ds) for j in range(len(row))]
-                        for i, row in enumerate(out['matrix'][k])]
-out['totals']['detections'] = sum(d['totals']['detections'] for d in ds)
-json.dump(out, sys.stdout)
-PY
+	pool_runs "$TMP"/p2p[123].json > "$TMP/p2p.json"
 	"$LOCIPROF" compare --json "$TMP/p2p.cmp" "$TMP/sim.json" "$TMP/p2p.json" > /dev/null
 	r=$(python3 - "$TMP/p2p.cmp" "$TMP/p2p.json" <<'PY'
 import json, sys
