@@ -76,7 +76,7 @@ static const struct lp_opt cd_opts[] = {
 	  LP_OPT_INT, CD(max_dr), 1, 4, .flags = LP_OPT_CFG },
 	{ "lanes", 0, "N", "sample lanes: each sample looks up and publishes in one at random (1-16, default 4)",
 	  LP_OPT_INT, CD(lanes), 1, COMDETECT_MAX_LANES, .flags = LP_OPT_CFG },
-	{ "count-apart", 0, NULL, "count lookups between threads that did not run together (a time slice apart)",
+	{ "count-apart", 0, NULL, "count lookups between threads that did not run together (a time slice apart), and those across a resumption in full",
 	  LP_OPT_FLAG, CD(count_apart), .flags = LP_OPT_CFG },
 	{ "seed", 0, "N", "seed of the random lane and chunk choice (default 0)", LP_OPT_U64, CD(seed),
 	  .flags = LP_OPT_CFG },

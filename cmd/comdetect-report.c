@@ -473,8 +473,9 @@ void comdetect_report__print(const void *view, FILE *f)
 	}
 	print_objects(r, f, total);
 	fprintf(f, "\n# samples used %" PRIu64 " (%" PRIu64 " loads, %" PRIu64 " stores); "
-		"watchpoints armed %" PRIu64 " times; traps ignored (repeats of a counted watch, or a watch\n# no longer kept) %" PRIu64 "; lookups not counted (the two threads did not run together)\n# %" PRIu64 "\n",
-		st->samples_used, st->loads, st->stores, st->armings, st->traps_stale, st->hits_apart);
+		"watchpoints armed %" PRIu64 " times; traps ignored (repeats of a counted watch, or a watch\n# no longer kept) %" PRIu64 "; lookups not counted (the two threads did not run together)\n# %" PRIu64 "; hits at half a period (the looking thread resumed since the store) %" PRIu64 "\n",
+		st->samples_used, st->loads, st->stores, st->armings, st->traps_stale, st->hits_apart,
+		st->hits_resumed);
 }
 
 #define JSON_DENSE_MAX	64	/* beyond this many threads, matrices go sparse */
@@ -599,6 +600,7 @@ int comdetect_report__json_as(const struct comdetect_report *r, const char *comm
 	json__u64(&w, "hits", res->stats.hits);
 	json__u64(&w, "trap_hits", res->stats.trap_hits);
 	json__u64(&w, "hits_apart", res->stats.hits_apart);
+	json__u64(&w, "hits_resumed", res->stats.hits_resumed);
 	json__obj_end(&w);
 	json__double(&w, "false_fraction", res->total_all > 0 ? res->total_false / res->total_all : 0);
 	json__u64(&w, "samples", r->run.samples);

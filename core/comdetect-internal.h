@@ -22,6 +22,7 @@ struct cd_entry {		/* one BulletinBoard entry */
 	u64 line, addr, ip;
 	u64 seq;		/* global sample sequence number at publish */
 	u64 store_epoch;	/* publisher's store count including this one */
+	u64 time;		/* of the publishing sample */
 	u32 pub;		/* publisher thread index */
 	u32 cpu;
 	u8 len, kind;
@@ -54,6 +55,7 @@ struct cd_thread {
 	u64 seq_cur, seq_prev;	/* global seq of this and the previous sample */
 	u64 store_seq_cur, store_seq_prev;
 	u64 t_last;		/* time of its latest sample */
+	u64 run_start;		/* first sample since it last was not running */
 	double tau;		/* its usual time between samples (0: unknown) */
 	u32 long_gaps;		/* consecutive intervals > CD_TAU_OUTLIER x tau */
 	struct cd_watch w;

@@ -395,6 +395,7 @@ static void cd_publish(struct comdetect *cd, struct cd_thread *t,
 	e->cpu = s->cpu;
 	e->seq = t->seq_cur;
 	e->store_epoch = t->nstores;
+	e->time = s->time;
 	e->pub = cd_index(cd, t);
 	e->touched = cd_line_find(cd, line) != NULL;
 	e->seen = 1ull << (e->pub & 63);
@@ -420,6 +421,21 @@ static int cd_together(const struct cd_thread *me, const struct cd_thread *pub,
 		       u64 now)
 {
 	return cd_running(me, now) && cd_running(pub, now);
+}
+
+/*
+ * Was @e published before @me last resumed (its first sample after not
+ * running)? Then @me looks at the line for the first time in its turn
+ * and the store is from the publisher's previous turn or from while @me
+ * was off: the line moves once per turn, and whether the publisher or @me
+ * touched it last is a coin toss, so the hit counts half a period.
+ * Counted in full these pulled the false fraction toward 0.5 where turns
+ * are short; dropped, away from it (Documentation/algorithms.md, "Live
+ * false fraction").
+ */
+static int cd_resumed_since(const struct cd_thread *me, const struct cd_entry *e)
+{
+	return e->time < me->run_start;
 }
 
 /* After @t's sample at @now: its usual interval, skipping gaps. */
@@ -635,6 +651,8 @@ static int cd_sample(struct comdetect *cd, const struct lp_sample *s,
 	len = s->size ? s->size : 1;
 	period = cd->cfg.period ? cd->cfg.period : s->period ? s->period : 1;
 
+	if (!cd_running(t, s->time))
+		t->run_start = s->time;	/* resumed (or its first sample) */
 	lane = cd->cfg.lanes > 1 ? cd_rand(cd) % cd->cfg.lanes : 0;
 	e = cd_board_find(cd, line, lane);
 	if (e && e->pub != me && !(e->seen & (1ull << (me & 63))) &&
@@ -643,9 +661,14 @@ static int cd_sample(struct comdetect *cd, const struct lp_sample *s,
 		e->seen |= 1ull << (me & 63);
 	} else if (e && e->pub != me && !(e->seen & (1ull << (me & 63)))) {
 		int is_true = overlaps(s->addr, len, e->addr, e->len);
+		double vol = (double)period;
 
+		if (!cd->cfg.count_apart && cd_resumed_since(t, e)) {
+			vol /= 2;
+			cd->st.hits_resumed++;
+		}
 		err = cd_communicate(cd, e->pub, me, e->cpu, s->cpu, line,
-				     is_true, (double)period);
+				     is_true, vol);
 		if (err)
 			return err;
 		if (!e->touched) {

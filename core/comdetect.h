@@ -30,7 +30,10 @@
  *   sample are each at most CD_RUN_GAP x that thread's usual interval
  *   (tau, an average of its intervals that skips descheduling gaps);
  *   otherwise the entry is marked seen and stats.hits_apart counts it
- *   (@count_apart: counted as a hit too).
+ *   (@count_apart: counted as a hit too). A hit on a store published
+ *   before the looker last resumed (its first sample after not running)
+ *   counts half a period (stats.hits_resumed): which of the two touched
+ *   the line last since the looker's turn began is a coin toss.
  * - Lanes: each sample looks up and publishes in one of @lanes lanes
  *   chosen at random (a line's entry per lane); a fixed period makes the
  *   threads' samples alternate more regularly than their accesses, which
@@ -151,6 +154,8 @@ struct comdetect_stats {
 	u64 hits;		/* communications found by lookup */
 	u64 hits_apart;		/* lookups not counted: the threads did not run together
 				   (counted in hits with count_apart) */
+	u64 hits_resumed;	/* hits at half a period: the looker resumed since
+				   the store (in hits) */
 	u64 trap_hits;		/* communications found by traps */
 	u64 line_evictions;	/* per-line records evicted (bounded memory) */
 };

@@ -456,12 +456,16 @@ if section lossy; then
 	echo "# (trace facility, period 100); live: soft comdetect (a sample per 50 us, 2M adds"
 	echo "# per thread), pinned, lookups only where"
 	echo "# watchpoints never fire; apart: live with --count-apart (lookups between threads"
-	echo "# that did not run together counted, as before issue 24); run: the simulator over"
+	echo "# that did not run together counted, as before issue 24); live and apart: the"
+	echo "# volumes of $RUNS runs pooled, /their detections; run: the simulator over"
 	echo "# the run's own order (false-sharing --order: TSC-stamped adds, 300000 per thread,"
-	echo "# under comdetect), with its misses; err: |live - sim|; medians of $RUNS runs"
+	echo "# under comdetect), with its misses; err: |live - sim|; trace, run: medians of $RUNS runs"
 	ff() { python3 -c "import json,sys; print('%.3f' % json.load(open(sys.argv[1]))['false_fraction'])" "$1"; }
 	med() { sort -n | awk '{a[NR]=$0} END {print a[int((NR+1)/2)]}'; }
-	printf "%-8s %5s %6s %6s %6s %6s %6s %13s\n" threads F sim trace live apart err "run (misses)"
+	pooled_ff() {	# the false fraction of the runs' volumes summed (detections: of all)
+		python3 -c "import json,sys; t=[json.load(open(f))['totals'] for f in sys.argv[1:]]; print('%.3f/%d' % (sum(x['false'] for x in t) / max(sum(x['all'] for x in t), 1), sum(x['detections'] for x in t)))" "$@"
+	}
+	printf "%-8s %5s %6s %6s %11s %11s %6s %13s\n" threads F sim trace live/det apart/det err "run (misses)"
 	for t in 2 4; do
 		for f in 0.1 0.3 0.5 0.7 0.9; do
 			"$MB/false-sharing" --threads $t --false-fraction $f --iters 100000 --trace "$TMP/f.txt"
@@ -473,16 +477,15 @@ if section lossy; then
 				ff "$TMP/f.json"
 			done | med)
 			rm -f "$TMP/f.txt"
-			lv=$(for i in $(seq "$RUNS"); do
-				"$LP" comdetect -q -c 50000 --json "$TMP/g.json" "$MB/false-sharing" --threads $t \
+			for i in $(seq "$RUNS"); do
+				"$LP" comdetect -q -c 50000 --json "$TMP/g$i.json" "$MB/false-sharing" --threads $t \
 					--false-fraction $f --iters 2000000 --pin
-				ff "$TMP/g.json"
-			done | med)
-			ap=$(for i in $(seq "$RUNS"); do
-				"$LP" comdetect -q -c 50000 --count-apart --json "$TMP/g.json" "$MB/false-sharing" \
+				"$LP" comdetect -q -c 50000 --count-apart --json "$TMP/a$i.json" "$MB/false-sharing" \
 					--threads $t --false-fraction $f --iters 2000000 --pin
-				ff "$TMP/g.json"
-			done | med)
+			done
+			lv=$(pooled_ff "$TMP"/g[0-9]*.json)
+			ap=$(pooled_ff "$TMP"/a[0-9]*.json)
+			rm -f "$TMP"/g[0-9]*.json "$TMP"/a[0-9]*.json
 			run=$(for i in $(seq "$RUNS"); do
 				"$LP" comdetect -q -c 50000 --json "$TMP/g.json" "$MB/false-sharing" --threads $t \
 					--false-fraction $f --pin --iters 300000 --order "$TMP/o.txt"
@@ -490,8 +493,8 @@ if section lossy; then
 				rm -f "$TMP/o.txt"
 				python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print('%.3f (%d)' % (d['false_fraction'], d['totals']['all']))" "$TMP/o.json"
 			done | med)
-			printf "%-8s %5s %6s %6s %6s %6s %6s %13s\n" $t $f "$sim" "$tr" "$lv" "$ap" \
-				"$(python3 -c "print('%.3f' % abs($lv - $sim))")" "$run"
+			printf "%-8s %5s %6s %6s %11s %11s %6s %13s\n" $t $f "$sim" "$tr" "$lv" "$ap" \
+				"$(python3 -c "print('%.3f' % abs(${lv%/*} - $sim))")" "$run"
 		done
 	done
 fi

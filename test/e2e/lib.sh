@@ -26,3 +26,18 @@ wp_fires() {
 	fi
 	[ "$WP_FIRES" = yes ]
 }
+
+# pool_runs FILE...: the first comdetect JSON with the matrices and the
+# detections of all summed, on stdout (runs pooled before lociprof compare)
+pool_runs() {
+	python3 - "$@" <<'PY'
+import json, sys
+ds = [json.load(open(f)) for f in sys.argv[1:]]
+out = ds[0]
+for k in out['matrix']:
+    out['matrix'][k] = [[sum(d['matrix'][k][i][j] for d in ds) for j in range(len(row))]
+                        for i, row in enumerate(out['matrix'][k])]
+out['totals']['detections'] = sum(d['totals']['detections'] for d in ds)
+json.dump(out, sys.stdout)
+PY
+}

@@ -1,50 +1,103 @@
 #!/usr/bin/env bash
-# Live comdetect's false-sharing fraction against the MESI simulator's over
-# the same benchmark's trace (lociprof coherence on false-sharing --trace,
-# the i.i.d. order --expect assumes): F = 0.1 and 0.9, where a compression
-# toward 0.5 shows, 2 and 4 threads, pinned, one run of 2M adds per thread
-# each, a sample every 50 us of thread CPU time (soft sampler; lookups only
-# where watchpoints never fire). Before the run-together rule this machine
-# measured 0.24 at F = 0.1 (Documentation/algorithms.md, "Running together",
-# "Live false fraction").
+# Live comdetect against the MESI simulator over the same benchmark's trace
+# (lociprof coherence on the benchmark's --trace, the i.i.d. order its
+# --expect assumes), soft sampler, pinned, lookups only where watchpoints
+# never fire (issue 24, item 4; Documentation/algorithms.md, "Running
+# together", "Live false fraction"):
+# - false-sharing: the false fraction within 0.05 at F = 0.1 and 0.9, where
+#   a compression toward 0.5 shows, 2 and 4 threads; runs of 2M adds per
+#   thread, a sample every 50 us of thread CPU time, pooled until
+#   LIVE_FF_DETECTIONS detections (a run has 50-1500, depending on how
+#   long the threads ran together on the loaded CPUs).
+# - point-to-point with unequal fractions (0.9,0.3 and 1.0,0.5), the pairs
+#   taking turns (--turns) so that each pair's threads run together:
+#   S >= 0.9, 4 runs pooled (issue 24: S >= 0.9 pinned, unequal fractions).
 . "$(dirname "$0")/lib.sh"
 MB=$TOP/microbench
 
-# The bound: 23 single runs of this test on the loaded 2-CPU VM (load 7-10)
-# gave errors 0.005-0.055, mean 0.023, sd 0.014; mean + 4 sd = 0.079. Two
-# runs pooled stayed within the issue's 0.05 (0.001-0.043 over 22 pools),
-# which takes twice the time.
-: "${LIVE_FF_BOUND:=0.08}"
-
-js() {	# js FILE EXPR: evaluate a python expression over the JSON as d
-	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
-}
+# The bound is the issue's. One run's error spreads about
+# sqrt(F(1-F)/detections) (0.014-0.027 at 100-1500 detections, 8 runs a
+# configuration); 1000 pooled detections make it about 0.01. 11 runs of
+# this test on the loaded VM (load 5-10, 2-12 runs a configuration) gave
+# errors 0.001-0.035 (2 threads, F = 0.1), 0.000-0.026 (2, 0.9),
+# 0.002-0.032 (4, 0.1), 0.003-0.038 (4, 0.9); the rule's remaining bias
+# moves with the load (Documentation/algorithms.md, "Resumed looker").
+# With fewer than half the target in LIVE_FF_MAXRUNS runs (the threads
+# hardly ran together) the check skips.
+: "${LIVE_FF_BOUND:=0.05}"
+: "${LIVE_FF_DETECTIONS:=1000}"
+: "${LIVE_FF_MAXRUNS:=12}"
 
 for t in 2 4; do
 	for F in 0.1 0.9; do
 		"$MB/false-sharing" --threads $t --false-fraction $F --iters 100000 --trace "$TMP/t.txt"
 		"$LOCIPROF" coherence --trace "$TMP/t.txt" --json "$TMP/sim.json" > /dev/null
-		rm -f "$TMP/t.txt"
-		truth=$(js "$TMP/sim.json" "'%.3f' % d['false_fraction']")
-		all=0 fal=0 det=0 apart=0
-		for run in 1; do
-			"$LOCIPROF" comdetect -q -c 50000 --json "$TMP/live.json" "$MB/false-sharing" \
+		rm -f "$TMP/t.txt" "$TMP"/live*.json
+		det=0 run=0
+		while [ "$det" -lt "$LIVE_FF_DETECTIONS" ] && [ "$run" -lt "$LIVE_FF_MAXRUNS" ]; do
+			run=$((run + 1))
+			"$LOCIPROF" comdetect -q -c 50000 --json "$TMP/live$run.json" "$MB/false-sharing" \
 				--threads $t --false-fraction $F --iters 2000000 --pin > /dev/null 2>&1 ||
-				{ fail "comdetect false-sharing $t threads F=$F" "exit $?"; continue 2; }
-			read -r a f n x <<< "$(js "$TMP/live.json" "'%r %r %d %d' % (d['totals']['all'], d['totals']['false'], d['totals']['detections'], d['totals']['hits_apart'])")"
-			all=$(python3 -c "print($all + $a)")
-			fal=$(python3 -c "print($fal + $f)")
-			det=$((det + n))
-			apart=$((apart + x))
+				{ fail "comdetect false-sharing $t threads F=$F" "exit $?"; continue 3; }
+			# the first "detections" is the totals' (python starts slowly here)
+			n=$(grep -m1 -o '"detections": *[0-9]*' "$TMP/live$run.json" | grep -o '[0-9]*$')
+			det=$((det + ${n:-0}))
 		done
-		if [ "$det" -lt 30 ]; then
-			skip "live false fraction, $t threads, F=$F" "$det detections ($apart lookups of threads that did not run together): the threads hardly ran at the same time"
-			continue
-		fi
-		r=$(python3 -c "
-f = $fal / $all; e = abs(f - $truth)
-print('%s|live %.3f, simulator %s, error %.3f ($det detections, $apart not run together)' % ('' if e <= $LIVE_FF_BOUND else 'error %.3f > $LIVE_FF_BOUND' % e, f, '$truth', e))")
-		[ -z "${r%%|*}" ] && ok "live false fraction, $t threads, F=$F: ${r#*|}" ||
-			fail "live false fraction, $t threads, F=$F" "${r%%|*}: ${r#*|}"
+		r=$(python3 - "$TMP/sim.json" "$LIVE_FF_BOUND" "$LIVE_FF_DETECTIONS" "$TMP"/live*.json <<'PY'
+import json, sys
+truth = json.load(open(sys.argv[1]))['false_fraction']
+bound, want = float(sys.argv[2]), int(sys.argv[3])
+ds = [json.load(open(f))['totals'] for f in sys.argv[4:]]
+a, f = sum(d['all'] for d in ds), sum(d['false'] for d in ds)
+n, x = sum(d['detections'] for d in ds), sum(d['hits_apart'] for d in ds)
+what = '%d runs, %d detections, %d not run together' % (len(ds), n, x)
+if n < want // 2:
+    print('skip|%s: the threads hardly ran at the same time' % what)
+else:
+    e = abs(f / a - truth)
+    print('%s|live %.3f, simulator %.3f, error %.3f (%s)' % (
+        '' if e <= bound else 'error %.3f > %s' % (e, bound), f / a, truth, e, what))
+PY
+)
+		name="live false fraction, $t threads, F=$F"
+		case $r in
+		skip\|*) skip "$name" "${r#*|}" ;;
+		\|*) ok "$name: ${r#*|}" ;;
+		*) fail "$name" "${r%%|*}: ${r#*|}" ;;
+		esac
 	done
+done
+
+# --- point-to-point, 2 pairs with unequal fractions, pinned (each pair
+# spans both CPUs), the pairs taking turns. S against the simulator over
+# the benchmark's trace, 4 runs of 10M stores per thread pooled. 11 pools
+# of 3 runs on the loaded VM (load 5-10) gave S 0.919-0.976 (0.9,0.3) and
+# 0.928-0.996 (1.0,0.5): the pairs' ratio still moves with how long each
+# pair's two threads ran together within its turns.
+for fr in 0.9,0.3 1.0,0.5; do
+	args="--threads 4 --pairs 0-1,2-3 --fractions $fr"
+	"$MB/point-to-point" $args --iters 100000 --trace "$TMP/t.txt"
+	"$LOCIPROF" coherence --trace "$TMP/t.txt" --json "$TMP/sim.json" > /dev/null
+	rm -f "$TMP/t.txt"
+	err=
+	for run in 1 2 3 4; do
+		"$LOCIPROF" comdetect -q --json "$TMP/p2p$run.json" "$MB/point-to-point" $args \
+			--iters 10000000 --pin --turns 100 > /dev/null 2>&1 || err="exit $?"
+	done
+	if [ -n "$err" ]; then
+		fail "comdetect point-to-point $fr" "$err"
+		continue
+	fi
+	pool_runs "$TMP"/p2p[1234].json > "$TMP/p2p.json"
+	"$LOCIPROF" compare --json "$TMP/p2p.cmp" "$TMP/sim.json" "$TMP/p2p.json" > /dev/null
+	r=$(python3 - "$TMP/p2p.cmp" "$TMP/p2p.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))['similarity']['all']
+d = json.load(open(sys.argv[2])); m = d['matrix']['all']
+print('%s|S = %.3f (pairs %.3g : %.3g, 4 runs, %d detections)' % (
+    '' if s >= 0.9 else 'S %.3f < 0.9' % s, s, m[0][1], m[2][3], d['totals']['detections']))
+PY
+)
+	[ -z "${r%%|*}" ] && ok "live point-to-point $fr, pinned, turns, against the simulator: ${r#*|}" ||
+		fail "live point-to-point $fr, pinned, turns, against the simulator" "${r%%|*}: ${r#*|}"
 done

@@ -957,6 +957,54 @@ LP_TEST(test_comdetect_apart_not_counted,
 	return TEST_OK;
 }
 
+LP_TEST(test_comdetect_resumed_counts_half,
+	"comdetect: a store published before the looker resumed counts half a period; one since, a whole one")
+{
+	struct comdetect_config cfg;
+	struct lp_actions acts = { 0 };
+	const struct comdetect_result *r;
+	struct comdetect *cd;
+	double before;
+	u64 t;
+
+	comdetect__config_init(&cfg);
+	cfg.lanes = 1;
+	cd = comdetect__new(&cfg);
+	TEST_ASSERT(cd, "new");
+	FEED(ev_start(10, 0, 0));
+	FEED(ev_start(11, 1, 1));
+	for (t = 0; t < 1000; t += 100) {	/* together, 100 apart each */
+		FEED(ev_sample_at(10, LP_ACCESS_STORE, 0x1000, t));
+		FEED(ev_sample_at(11, LP_ACCESS_STORE, 0x1000, t + 50));
+	}
+	/* 10 is off 1000-3000; 11 runs on, stores 0x1000 at 2950 */
+	for (t = 1050; t < 2950; t += 100)
+		FEED(ev_sample_at(11, LP_ACCESS_STORE, 0x2000, t));
+	FEED(ev_sample_at(11, LP_ACCESS_STORE, 0x1000, 2950));
+	r = comdetect__result(cd);
+	before = r->total_all;
+	TEST_ASSERT(r->stats.hits_resumed == 0, "resumed %llu before",
+		    (unsigned long long)r->stats.hits_resumed);
+	/* 10 resumes at 3000 on another line, then finds 11's 2950 store */
+	FEED(ev_sample_at(10, LP_ACCESS_STORE, 0x3000, 3000));
+	FEED(ev_sample_at(11, LP_ACCESS_STORE, 0x2000, 3050));
+	FEED(ev_sample_at(10, LP_ACCESS_STORE, 0x1000, 3100));
+	r = comdetect__result(cd);
+	TEST_ASSERT(r->stats.hits_resumed == 1 && r->total_all == before + P0 / 2.0,
+		    "resumed %llu, volume %g -> %g", (unsigned long long)r->stats.hits_resumed,
+		    before, r->total_all);
+	/* 11's store at 3150 is from 10's current turn: a whole period */
+	FEED(ev_sample_at(11, LP_ACCESS_STORE, 0x1000, 3150));
+	FEED(ev_sample_at(10, LP_ACCESS_STORE, 0x1000, 3200));
+	r = comdetect__result(cd);
+	TEST_ASSERT(r->stats.hits_resumed == 1 && r->total_all == before + 2.5 * P0,
+		    "resumed %llu, volume %g -> %g", (unsigned long long)r->stats.hits_resumed,
+		    before, r->total_all);
+	lp_actions__exit(&acts);
+	comdetect__delete(cd);
+	return TEST_OK;
+}
+
 LP_TEST(test_comdetect_lanes_split_lookups,
 	"comdetect: with L lanes a sample sees only stores published in its own lane")
 {
