@@ -47,35 +47,40 @@ struct atab {
 
 /*
  * One stream's time axis: slot i holds a marker iff the latest access of
- * some key sits there. The markers are a bitmap, counted by a Fenwick tree
- * over its 64-bit words, so the structure is cap/8 + cap/16 bytes (about
- * 40 KiB per 100k live keys) and stays in cache while the key table
- * cannot: a reuse costs one table probe, one popcount and a walk over a
- * small tree.
+ * some key sits there. The markers are a bitmap, counted by a tree of
+ * fixed depth over its 64-bit words (see "time axis" below), so the
+ * structure is about cap/8 + cap/15 bytes (about 60 KiB per 100k live
+ * keys) and stays in cache while the key table cannot: a reuse costs one
+ * table probe, one popcount and one pass down a few tree levels, with no
+ * branch that depends on the data.
  */
+#define TREE_MAX_LVL	7	/* 16^7 words > MAX_SLOTS / 64 */
+
 struct stream {
 	u64 seq;		/* accesses so far */
 	u64 nlive;		/* markers set */
 	u32 cap;		/* slots */
 	u32 next;		/* next free slot */
-	u32 nblk;		/* bitmap words, a multiple of BLK_WORDS */
+	u32 nblk;		/* bitmap words */
 	u32 alloc_blk;		/* words allocated */
-	u32 nbl;		/* blocks of BLK_WORDS words */
-	u32 fw_hi;		/* blocks [0, fw_hi) are in the Fenwick tree */
-	u64 tail_live;		/* markers in block fw_hi (the one next falls in) */
+	u32 fw_hi;		/* words [0, fw_hi) are in the tree */
+	u32 nlvl;		/* tree levels */
+	u32 lvl_off[TREE_MAX_LVL];	/* where level l starts in tree */
+	u64 tree_alloc;		/* tree entries allocated */
+	u64 tail_live;		/* markers in word fw_hi (the one next falls in) */
 	u64 *mark;		/* bitmap: slot holds a marker */
-	u32 *fw;		/* Fenwick tree of the blocks' popcounts, 1-based */
+	s32 *tree;		/* the tree's counts, levels one after the other */
 	u32 *rank;		/* compaction: markers before each word */
 	struct etab tab;
 	/*
 	 * SHARDS with hot keys: the markers of hot keys again, on the same
-	 * slots (a subset of mark), with their own tree; the tail block is
+	 * slots (a subset of mark), with their own tree; the tail word is
 	 * the same one.
 	 */
 	int hot_axis;
 	u64 hnlive, htail_live;
 	u64 *hmark;
-	u32 *hfw;
+	s32 *htree;
 };
 
 /*
@@ -479,98 +484,134 @@ static void atab__exit(struct atab *t)
 	free(t->v);
 }
 
-/* ---- time axis: marker bitmap + Fenwick tree over its blocks ---- */
+/* ---- time axis: marker bitmap + a tree of counts over its words ---- */
 
 /*
- * The tree counts blocks of 2 words (128 slots; 4 or 8 words cost more in
- * popcounts inside the block than they save in levels). The block that
- * new markers go to (the tail) enters the tree only once it is full, so
- * a new marker costs no tree update: an access walks the tree once for
- * the reuse's prefix and once for the marker it removes.
+ * Level l of the tree has an entry per group of 16^l words: the markers
+ * in the groups after it under the same parent (its later siblings), so
+ * the markers in the words after word w are the sum of one entry per
+ * level, read off w's bits 4 at a time: a fixed number of independent
+ * loads, no data-dependent branch (a Fenwick tree's walks stop after a
+ * number of steps that varies with the position, and a mispredicted exit
+ * cost more than its loads). A marker added or removed at w changes the
+ * 16-entry (64-byte) group on w's path at each level, entries before w's:
+ * a few vector adds. The word that new markers go to (the tail) enters
+ * the tree only once it is full, so a new marker costs no tree update.
  */
-#define BLK_WORDS	2
-#define BLK_SLOTS	(64 * BLK_WORDS)
+#define FAN_BITS	4
+#define FAN		(1 << FAN_BITS)
 
-static inline __attribute__((always_inline)) void fw__add_in(u32 *fw, u32 nbl, u32 blk, int delta)
+typedef s32 v4s __attribute__((vector_size(16)));
+
+/* Entries of level @l of a tree over @nwords words, a multiple of FAN. */
+static u64 tree__lvl_size(u32 nwords, u32 l)
 {
-	u32 i;
+	u64 n = ((u64)nwords + ((1ULL << (FAN_BITS * l)) - 1)) >> (FAN_BITS * l);
 
-	for (i = blk + 1; i <= nbl; i += i & -i)
-		fw[i] += delta;
+	return (n + FAN - 1) / FAN * FAN;
 }
 
-static inline __attribute__((always_inline)) void fw__add(struct stream *s, u32 blk, int delta)
+/* Levels and their offsets for @nwords words; total entries. */
+static u64 tree__layout(struct stream *s, u32 nwords)
 {
-	fw__add_in(s->fw, s->nbl, blk, delta);
+	u64 total = 0;
+	u32 l = 0;
+
+	do {
+		s->lvl_off[l] = total;
+		total += tree__lvl_size(nwords, l);
+		l++;
+	} while (((u64)nwords - 1) >> (FAN_BITS * l) && l < TREE_MAX_LVL);
+	s->nlvl = l;
+	return total;
 }
 
-/* Markers in blocks [0, blk). */
-static inline __attribute__((always_inline)) u64 fw__prefix_in(const u32 *fw, u32 blk)
+/* Add @delta markers at word @w (its later siblings' counts do not change). */
+static inline __attribute__((always_inline)) void
+tree__add(const struct stream *s, s32 *tree, u32 w, s32 delta)
+{
+	static const v4s iota[4] = { { 0, 1, 2, 3 }, { 4, 5, 6, 7 },
+				     { 8, 9, 10, 11 }, { 12, 13, 14, 15 } };
+	v4s d = { delta, delta, delta, delta };
+	u32 l;
+
+	for (l = 0; l < s->nlvl; l++) {
+		u32 idx = w >> (FAN_BITS * l);
+		s32 j = idx % FAN;
+		v4s jj = { j, j, j, j };
+		v4s *g = (v4s *)&tree[s->lvl_off[l] + (idx & ~(FAN - 1))];
+
+		/* the entries before idx count idx's markers among their later siblings */
+		g[0] += (iota[0] < jj) & d;
+		g[1] += (iota[1] < jj) & d;
+		g[2] += (iota[2] < jj) & d;
+		g[3] += (iota[3] < jj) & d;
+	}
+}
+
+/* Markers in the tree's words after word @w. */
+static inline __attribute__((always_inline)) u64
+tree__after(const struct stream *s, const s32 *tree, u32 w)
 {
 	u64 sum = 0;
-	u32 i;
+	u32 l;
 
-	for (i = blk; i > 0; i -= i & -i)
-		sum += fw[i];
+	for (l = 0; l < s->nlvl; l++)
+		sum += (u32)tree[s->lvl_off[l] + (w >> (FAN_BITS * l))];
 	return sum;
 }
 
-/* Markers of (@mark, @fw, @nlive) in slots after @slot. */
+/* Markers of (@mark, @tree, @tail) in slots after @slot. */
 static inline __attribute__((always_inline)) u64
-after_in(const struct stream *s, const u64 *mark, const u32 *fw, u64 nlive, u32 slot)
+after_in(const struct stream *s, const u64 *mark, const s32 *tree, u64 tail, u32 slot)
 {
-	u32 b = slot / BLK_SLOTS, k;
-	const u64 *m = &mark[(u64)b * BLK_WORDS];
-	u64 in = 0;
+	u32 w = slot / 64;
+	/* bits above slot's; two shifts, as a shift by 64 is undefined */
+	u64 in = __builtin_popcountll(mark[w] & ((~0ULL << (slot % 64)) << 1));
 
-	/* the words of the block after @slot's, branch-free */
-	for (k = 0; k < BLK_WORDS; k++) {
-		/* bits of word k at or before @slot: 0..64 */
-		int c = (int)(slot % BLK_SLOTS) + 1 - 64 * (int)k;
-
-		c = c < 0 ? 0 : c;
-		in += __builtin_popcountll(m[k] & (~0ULL << (c & 63)) & ((u64)(c >= 64) - 1));
-	}
-	if (b >= s->fw_hi)
-		return in;
-	return in + nlive - fw__prefix_in(fw, b + 1);
+	/* the tail's own entries are 0: nothing after it is in the tree */
+	return in + tree__after(s, tree, w) + (w < s->fw_hi ? tail : 0);
 }
 
 /* Markers in slots after @slot: the distinct keys accessed since. */
 static inline __attribute__((always_inline)) u64 stream__after(const struct stream *s, u32 slot)
 {
-	return after_in(s, s->mark, s->fw, s->nlive, slot);
+	return after_in(s, s->mark, s->tree, s->tail_live, slot);
 }
 
 /* The same, hot keys only. */
 static inline __attribute__((always_inline)) u64 stream__after_hot(const struct stream *s, u32 slot)
 {
-	return after_in(s, s->hmark, s->hfw, s->hnlive, slot);
+	return after_in(s, s->hmark, s->htree, s->htail_live, slot);
 }
 
 static void stream__free_axis(struct stream *s)
 {
 	free(s->rank);
-	free(s->fw);
+	free(s->tree);
 	free(s->mark);
-	free(s->hfw);
+	free(s->htree);
 	free(s->hmark);
 }
 
-/* Linear-time Fenwick build over blocks [0, @full) of @mark (the tail stays out). */
-static void fw__build(u32 *fw, u32 nbl, const u64 *mark, u32 full)
+/* Rebuild @tree from the popcounts of @mark's words [0, @full). */
+static void tree__build(const struct stream *s, s32 *tree, u64 total, const u64 *mark, u32 full)
 {
-	u32 i, k;
+	u32 w;
 
-	memset(fw, 0, ((u64)nbl + 1) * sizeof(*fw));
-	for (i = 1; i <= nbl; i++) {
-		u64 p = i + (i & -i);
+	memset(tree, 0, total * sizeof(*tree));
+	for (w = 0; w < full; w++) {
+		int c = __builtin_popcountll(mark[w]);
 
-		for (k = 0; i <= full && k < BLK_WORDS; k++)
-			fw[i] += __builtin_popcountll(mark[(u64)(i - 1) * BLK_WORDS + k]);
-		if (p <= nbl)
-			fw[p] += fw[i];
+		if (c)
+			tree__add(s, tree, w, c);
 	}
+}
+
+/* 64-byte aligned, so a tree group is one cache line. */
+static s32 *tree__alloc(u64 n)
+{
+	return aligned_alloc(64, (n * sizeof(s32) + 63) / 64 * 64);
 }
 
 /*
@@ -584,16 +625,16 @@ static void fw__build(u32 *fw, u32 nbl, const u64 *mark, u32 full)
 static inline __attribute__((always_inline)) int
 compact_body(struct stream *s, u32 min_slots)
 {
-	u64 live = s->nlive, keys = s->tab.n, i;
+	u64 live = s->nlive, keys = s->tab.n, i, total;
 	u64 want = live + 2 * (live > keys ? live : keys) + 64;
-	u32 nblk, nbl, acc = 0, ns;
+	u32 nblk, acc = 0, ns;
 	u64 *hmark = NULL;
 
 	if (want < min_slots)
 		want = min_slots;
 	if (want > MAX_SLOTS)
 		return -EOVERFLOW;
-	nblk = (want + BLK_SLOTS - 1) / BLK_SLOTS * BLK_WORDS;
+	nblk = (want + 63) / 64;
 	if (s->hot_axis) {
 		/* the new hot bitmap, built beside the old one */
 		hmark = calloc(nblk > s->alloc_blk ? nblk : s->alloc_blk, sizeof(*hmark));
@@ -601,30 +642,39 @@ compact_body(struct stream *s, u32 min_slots)
 			return -ENOMEM;
 	}
 	if (nblk > s->alloc_blk) {
-		u32 *fw = malloc(((u64)nblk / BLK_WORDS + 1) * sizeof(*fw));
 		u32 *rank = malloc((u64)nblk * sizeof(*rank));
 		u64 *mark = calloc(nblk, sizeof(*mark));
-		u32 *hfw = s->hot_axis ? malloc(((u64)nblk / BLK_WORDS + 1) * sizeof(*hfw)) : NULL;
 
-		if (!fw || !rank || !mark || (s->hot_axis && !hfw)) {
-			free(fw);
+		if (!rank || !mark) {
 			free(rank);
 			free(mark);
-			free(hfw);
 			free(hmark);
 			return -ENOMEM;
 		}
 		if (s->nblk)
 			memcpy(mark, s->mark, (u64)s->nblk * sizeof(*mark));
 		free(s->rank);
-		free(s->fw);
 		free(s->mark);
-		free(s->hfw);
-		s->fw = fw;
 		s->rank = rank;
 		s->mark = mark;
-		s->hfw = hfw;
 		s->alloc_blk = nblk;
+	}
+	/* the old tree is not read from here on: rebuilt below */
+	total = tree__layout(s, nblk);
+	if (total > s->tree_alloc) {
+		s32 *tree = tree__alloc(total), *htree = s->hot_axis ? tree__alloc(total) : NULL;
+
+		if (!tree || (s->hot_axis && !htree)) {
+			free(tree);
+			free(htree);
+			free(hmark);
+			return -ENOMEM;
+		}
+		free(s->tree);
+		free(s->htree);
+		s->tree = tree;
+		s->htree = htree;
+		s->tree_alloc = total;
 	}
 	for (i = 0; i < s->nblk; i++) {
 		s->rank[i] = acc;
@@ -648,28 +698,14 @@ compact_body(struct stream *s, u32 min_slots)
 		s->mark[i] = ~0ULL;
 	if (live % 64)
 		s->mark[live / 64] = (1ULL << (live % 64)) - 1;
-	/* linear-time Fenwick build over the full blocks (the tail stays out) */
-	nbl = nblk / BLK_WORDS;
-	memset(s->fw, 0, ((u64)nbl + 1) * sizeof(*s->fw));
-	for (i = 1; i <= nbl; i++) {
-		u64 p = i + (i & -i);
-
-		s->fw[i] += i <= live / BLK_SLOTS ? BLK_SLOTS : 0;
-		if (p <= nbl)
-			s->fw[p] += s->fw[i];
-	}
-	s->nbl = nbl;
-	s->fw_hi = live / BLK_SLOTS;
-	s->tail_live = live % BLK_SLOTS;
+	s->fw_hi = live / 64;
+	s->tail_live = live % 64;
+	tree__build(s, s->tree, total, s->mark, s->fw_hi);
 	if (hmark) {
-		u32 k;
-
 		free(s->hmark);
 		s->hmark = hmark;
-		fw__build(s->hfw, nbl, hmark, s->fw_hi);
-		s->htail_live = 0;
-		for (k = 0; k < BLK_WORDS; k++)
-			s->htail_live += __builtin_popcountll(hmark[(u64)s->fw_hi * BLK_WORDS + k]);
+		tree__build(s, s->htree, total, hmark, s->fw_hi);
+		s->htail_live = __builtin_popcountll(hmark[s->fw_hi]);
 	}
 	s->cap = want;
 	s->nblk = nblk;
@@ -698,23 +734,24 @@ static int stream__compact(struct stream *s, u32 min_slots)
 	return has_popcnt ? compact_popcnt(s, min_slots) : compact_generic(s, min_slots);
 }
 
-static inline __attribute__((always_inline)) void stream__unmark(struct stream *s, struct ent *e)
+/* @hot_axis: s->hot_axis, a constant where the caller knows it. */
+static inline __attribute__((always_inline)) void stream__unmark(struct stream *s, struct ent *e,
+								 int hot_axis)
 {
-	u32 b = e->slot / BLK_SLOTS;
+	u32 w = e->slot / 64;
+	u64 bit = 1ULL << (e->slot % 64);
+	/* the tail word is not in the tree: its entries get 0 added, no branch */
+	s32 in_tree = w < s->fw_hi;
 
-	if (b < s->fw_hi)
-		fw__add(s, b, -1);
-	else
-		s->tail_live--;
-	if (s->hot_axis && (s->hmark[e->slot / 64] >> (e->slot % 64) & 1)) {
-		if (b < s->fw_hi)
-			fw__add_in(s->hfw, s->nbl, b, -1);
-		else
-			s->htail_live--;
-		s->hmark[e->slot / 64] &= ~(1ULL << (e->slot % 64));
+	tree__add(s, s->tree, w, -in_tree);
+	s->tail_live -= !in_tree;
+	if (hot_axis && (s->hmark[w] & bit)) {
+		tree__add(s, s->htree, w, -in_tree);
+		s->htail_live -= !in_tree;
+		s->hmark[w] &= ~bit;
 		s->hnlive--;
 	}
-	s->mark[e->slot / 64] &= ~(1ULL << (e->slot % 64));
+	s->mark[w] &= ~bit;
 	s->nlive--;
 	e->slot = NO_SLOT;
 }
@@ -729,11 +766,11 @@ static inline __attribute__((always_inline)) int stream__mark(struct stream *s, 
 			return err;
 	}
 	e->slot = s->next++;
-	if (e->slot / BLK_SLOTS != s->fw_hi) {
-		/* the tail block is full: into the tree with what is left of it */
-		fw__add(s, s->fw_hi, s->tail_live);
+	if (e->slot / 64 != s->fw_hi) {
+		/* the tail word is full: into the tree with what is left of it */
+		tree__add(s, s->tree, s->fw_hi, s->tail_live);
 		if (s->hot_axis)
-			fw__add_in(s->hfw, s->nbl, s->fw_hi, s->htail_live);
+			tree__add(s, s->htree, s->fw_hi, s->htail_live);
 		s->fw_hi++;
 		s->tail_live = 0;
 		s->htail_live = 0;
@@ -935,7 +972,7 @@ static int reuse_exact__invalidate(struct reuse_exact *re, u32 h, u64 key)
 
 	/* holders list only threads with a live marker for the key */
 	if (e && e->slot != NO_SLOT) {
-		stream__unmark(s, e);
+		stream__unmark(s, e, s->hot_axis);
 		re->thr[h].invalidated++;
 		return 1;
 	}
@@ -1079,7 +1116,7 @@ static inline __attribute__((always_inline)) int access_one(struct reuse_exact *
 		/* becomes hot, not sampled: its next access is measured from here */
 		res->kind = REUSE_EXACT_SKIPPED;
 		if (was_live)
-			stream__unmark(s, e);
+			stream__unmark(s, e, f & F_HOT);
 		goto mark;
 	}
 	thr->accesses++;
@@ -1146,7 +1183,7 @@ static inline __attribute__((always_inline)) int access_one(struct reuse_exact *
 		thr->reuses++;
 		if (e->last_thr != (u32)ti)
 			thr->cross_thread++;
-		stream__unmark(s, e);
+		stream__unmark(s, e, f & F_HOT);
 	}
 mark:
 	err = stream__mark(s, e, re->o.init_slots, hot);
@@ -1254,54 +1291,99 @@ int reuse_exact__access(struct reuse_exact *re, u32 tid, u64 addr,
 }
 
 /*
- * The key table is the one structure that does not stay in cache: hash
- * PREFETCH accesses ahead and touch their buckets, so the misses of
- * consecutive accesses overlap instead of queueing; half way there, the
- * bucket has arrived and its slot says which marker word to touch.
+ * The key table is the one structure that does not stay in cache, and
+ * under virtualization a probe is often a page walk too. A prefetch
+ * waits for its walk before it retires, so prefetches spread one per
+ * access (a few hundred instructions apart) overlap only a couple of
+ * walks: the buckets of the next CHUNK accesses are hashed and touched
+ * in one tight loop instead, all their misses in flight together, while
+ * the current chunk is processed. Before a chunk is processed its buckets
+ * have arrived, and their slots say which marker words to touch.
  */
-#define PREFETCH 16
+#define CHUNK 16
+#define PROBE_AHEAD 3
 
-static inline __attribute__((always_inline)) int
-batch_body(struct reuse_exact *re, const struct reuse_exact_acc *v, size_t n, unsigned f)
+/* The stream access @a will go to, if known without adding a thread. */
+static inline __attribute__((always_inline)) const struct stream *
+stream_guess(struct reuse_exact *re, const struct reuse_exact_acc *a, unsigned f)
 {
-	u64 hash[PREFETCH];
-	struct reuse_exact_res res;
-	size_t i;
-	int err;
+	u64 idx;
 
-	for (i = 0; i < n && i < PREFETCH; i++)
-		hash[i] = lp_hash64(key_of(v[i].addr, f));
-	for (i = 0; i < n; i++) {
-		u64 key = key_of(v[i].addr, f), h = hash[i % PREFETCH];
-		int ti = v[i].tid == re->last_tid && re->last_idx >= 0 ? re->last_idx :
-			 reuse_exact__thread_index(re, v[i].tid);
-		/* the stream of a later access is a guess: this one's */
-		struct stream *s = stream_of(re, ti, f);
+	if (f & F_SHARED)
+		return &re->streams[0];
+	if (a->tid == re->last_tid && re->last_idx >= 0)
+		return &re->streams[re->last_idx];
+	if (lp_map__get(&re->tids, a->tid, &idx))
+		return &re->streams[idx];
+	return NULL;
+}
 
-		if (ti < 0)
-			return ti;
-		if (s->tab.v && i + PREFETCH / 2 < n) {
-			u64 h1 = hash[(i + PREFETCH / 2) % PREFETCH];
-			const struct ent *e = &s->tab.v[h1 & s->tab.mask];
+/* Hash @n accesses into @hash and touch their buckets. */
+static inline __attribute__((always_inline)) void
+chunk_prefetch(struct reuse_exact *re, const struct reuse_exact_acc *v, size_t n, u64 *hash,
+	       unsigned f)
+{
+	size_t j;
+
+	for (j = 0; j < n; j++) {
+		const struct stream *s = stream_guess(re, &v[j], f);
+
+		hash[j] = lp_hash64(key_of(v[j].addr, f));
+		if (s && s->tab.v) {
+			const struct ent *e = &s->tab.v[hash[j] & s->tab.mask];
+
+			/* the entries a probe usually reads (a 24-byte one straddles lines) */
+			__builtin_prefetch(e);
+			__builtin_prefetch((const char *)(e + PROBE_AHEAD) - 1);
+		}
+	}
+}
+
+/* The buckets of @n accesses have arrived: touch their marker words. */
+static inline __attribute__((always_inline)) void
+chunk_prefetch_marks(struct reuse_exact *re, const struct reuse_exact_acc *v, size_t n,
+		     const u64 *hash, unsigned f)
+{
+	size_t j;
+
+	for (j = 0; j < n; j++) {
+		const struct stream *s = stream_guess(re, &v[j], f);
+
+		if (s && s->tab.v) {
+			const struct ent *e = &s->tab.v[hash[j] & s->tab.mask];
 
 			/* no test of the key: a wrong word is harmless, a branch is not */
 			__builtin_prefetch(&s->mark[(e->slot < s->cap ? e->slot : 0) / 64]);
 		}
-		if (i + PREFETCH < n) {
-			u64 h2 = lp_hash64(key_of(v[i + PREFETCH].addr, f));
+	}
+}
 
-			hash[i % PREFETCH] = h2;
-			if (s->tab.v) {
-				const struct ent *e2 = &s->tab.v[h2 & s->tab.mask];
+static inline __attribute__((always_inline)) int
+batch_body(struct reuse_exact *re, const struct reuse_exact_acc *v, size_t n, unsigned f)
+{
+	u64 hash[2][CHUNK];
+	struct reuse_exact_res res;
+	size_t c, i;
+	int err, cur = 0;
 
-				/* both ends: a 24-byte entry straddles two lines 1 time in 4 */
-				__builtin_prefetch(e2);
-				__builtin_prefetch((const char *)(e2 + 1) - 1);
-			}
+	chunk_prefetch(re, v, n < CHUNK ? n : CHUNK, hash[0], f);
+	for (c = 0; c < n; c += CHUNK, cur ^= 1) {
+		size_t end = n - c < CHUNK ? n : c + CHUNK;
+		size_t next = n - end < CHUNK ? n - end : CHUNK;
+
+		chunk_prefetch(re, v + end, next, hash[cur ^ 1], f);
+		chunk_prefetch_marks(re, v + c, end - c, hash[cur], f);
+		for (i = c; i < end; i++) {
+			int ti = v[i].tid == re->last_tid && re->last_idx >= 0 ? re->last_idx :
+				 reuse_exact__thread_index(re, v[i].tid);
+
+			if (ti < 0)
+				return ti;
+			err = access_one(re, ti, key_of(v[i].addr, f), hash[cur][i - c],
+					 v[i].is_store, &res, f);
+			if (err)
+				return err;
 		}
-		err = access_one(re, ti, key, h, v[i].is_store, &res, f);
-		if (err)
-			return err;
 	}
 	return 0;
 }
