@@ -54,7 +54,7 @@ struct atab {
  * table probe, one popcount and one pass down a few tree levels, with no
  * branch that depends on the data.
  */
-#define TREE_MAX_LVL	7	/* 16^7 words > MAX_SLOTS / 64 */
+#define TREE_MAX_LVL	7	/* 2^(10 + 4 x 5) words > MAX_SLOTS / 64 */
 
 struct stream {
 	u64 seq;		/* accesses so far */
@@ -65,11 +65,11 @@ struct stream {
 	u32 alloc_blk;		/* words allocated */
 	u32 fw_hi;		/* words [0, fw_hi) are in the tree */
 	u32 nlvl;		/* tree levels */
-	u32 lvl_off[TREE_MAX_LVL];	/* where level l starts in tree */
-	u64 tree_alloc;		/* tree entries allocated */
+	u32 lvl_off[TREE_MAX_LVL];	/* where level l starts in tree, bytes */
+	u64 tree_alloc;		/* tree bytes allocated */
 	u64 tail_live;		/* markers in word fw_hi (the one next falls in) */
 	u64 *mark;		/* bitmap: slot holds a marker */
-	s32 *tree;		/* the tree's counts, levels one after the other */
+	u8 *tree;		/* the tree's counts, levels one after the other */
 	u32 *rank;		/* compaction: markers before each word */
 	struct etab tab;
 	/*
@@ -80,7 +80,7 @@ struct stream {
 	int hot_axis;
 	u64 hnlive, htail_live;
 	u64 *hmark;
-	s32 *htree;
+	u8 *htree;
 };
 
 /*
@@ -487,83 +487,113 @@ static void atab__exit(struct atab *t)
 /* ---- time axis: marker bitmap + a tree of counts over its words ---- */
 
 /*
- * Level l of the tree has an entry per group of 16^l words: the markers
- * in the groups after it under the same parent (its later siblings), so
- * the markers in the words after word w are the sum of one entry per
- * level, read off w's bits 4 at a time: a fixed number of independent
- * loads, no data-dependent branch (a Fenwick tree's walks stop after a
- * number of steps that varies with the position, and a mispredicted exit
- * cost more than its loads). A marker added or removed at w changes the
- * 16-entry (64-byte) group on w's path at each level, entries before w's:
- * a few vector adds. The word that new markers go to (the tail) enters
- * the tree only once it is full, so a new marker costs no tree update.
+ * An entry of the tree stands for a group of words: the markers in the
+ * groups after it under the same parent (its later siblings), so the
+ * markers in the words after word w are the sum of one entry per level,
+ * read off w's bits a few at a time: a fixed number of independent loads,
+ * no data-dependent branch (a Fenwick tree's walks stop after a number of
+ * steps that varies with the position, and a mispredicted exit cost more
+ * than its loads). A marker added or removed at w changes one 64-byte
+ * group on w's path per level, the entries before w's: two or four vector
+ * adds. The two lowest levels, most of the tree, group 32 words and 32
+ * groups of them under a parent, so their counts fit 16 bits (at most
+ * 31 x 2048 markers); the levels above group 16 of 32-bit counts. The
+ * word that new markers go to (the tail) enters the tree only once it is
+ * full, so a new marker costs no tree update.
  */
-#define FAN_BITS	4
-#define FAN		(1 << FAN_BITS)
+#define NARROW		2	/* levels of 16-bit counts, 32 to a line */
+#define N_BITS		5
+#define W_BITS		4	/* levels above: 32-bit counts, 16 to a line */
 
+typedef int16_t v8s16 __attribute__((vector_size(16)));
 typedef s32 v4s __attribute__((vector_size(16)));
 
-/* Entries of level @l of a tree over @nwords words, a multiple of FAN. */
-static u64 tree__lvl_size(u32 nwords, u32 l)
+/* Level @l's entries stand for 2^tree__shift(l) words each. */
+static inline __attribute__((always_inline)) u32 tree__shift(u32 l)
 {
-	u64 n = ((u64)nwords + ((1ULL << (FAN_BITS * l)) - 1)) >> (FAN_BITS * l);
-
-	return (n + FAN - 1) / FAN * FAN;
+	return l < NARROW ? N_BITS * l : N_BITS * NARROW + W_BITS * (l - NARROW);
 }
 
-/* Levels and their offsets for @nwords words; total entries. */
+/* Levels and their byte offsets for @nwords words; the tree's bytes. */
 static u64 tree__layout(struct stream *s, u32 nwords)
 {
 	u64 total = 0;
 	u32 l = 0;
 
 	do {
+		u32 sh = tree__shift(l), fan = l < NARROW ? 1 << N_BITS : 1 << W_BITS;
+		u64 n = (((u64)nwords + (1ULL << sh) - 1) >> sh);
+
 		s->lvl_off[l] = total;
-		total += tree__lvl_size(nwords, l);
+		/* whole 64-byte groups */
+		total += (n + fan - 1) / fan * 64;
 		l++;
-	} while (((u64)nwords - 1) >> (FAN_BITS * l) && l < TREE_MAX_LVL);
+	} while (l < NARROW || (((u64)nwords - 1) >> tree__shift(l) && l < TREE_MAX_LVL));
 	s->nlvl = l;
 	return total;
 }
 
-/* Add @delta markers at word @w (its later siblings' counts do not change). */
+/*
+ * Add @delta markers at word @w (its later siblings' counts do not change);
+ * @dec: @delta is -1, or 0 to change nothing (the mask is the -1s to add).
+ */
 static inline __attribute__((always_inline)) void
-tree__add(const struct stream *s, s32 *tree, u32 w, s32 delta)
+tree__add(const struct stream *s, u8 *tree, u32 w, s32 delta, int dec)
 {
-	static const v4s iota[4] = { { 0, 1, 2, 3 }, { 4, 5, 6, 7 },
-				     { 8, 9, 10, 11 }, { 12, 13, 14, 15 } };
-	v4s d = { delta, delta, delta, delta };
+	static const v8s16 iota16[4] = {
+		{ 0, 1, 2, 3, 4, 5, 6, 7 }, { 8, 9, 10, 11, 12, 13, 14, 15 },
+		{ 16, 17, 18, 19, 20, 21, 22, 23 }, { 24, 25, 26, 27, 28, 29, 30, 31 } };
+	static const v4s iota32[4] = { { 0, 1, 2, 3 }, { 4, 5, 6, 7 },
+				       { 8, 9, 10, 11 }, { 12, 13, 14, 15 } };
+	int16_t d16 = (int16_t)delta;
+	v8s16 dn = { d16, d16, d16, d16, d16, d16, d16, d16 };
+	v4s dw = { delta, delta, delta, delta };
 	u32 l;
 
-	for (l = 0; l < s->nlvl; l++) {
-		u32 idx = w >> (FAN_BITS * l);
-		s32 j = idx % FAN;
-		v4s jj = { j, j, j, j };
-		v4s *g = (v4s *)&tree[s->lvl_off[l] + (idx & ~(FAN - 1))];
+	for (l = 0; l < NARROW; l++) {
+		u32 idx = w >> (N_BITS * l);
+		/* with @dec and @delta 0, no entry is before entry 0: nothing added */
+		int16_t j = (idx % (1 << N_BITS)) & (dec ? delta : -1);
+		v8s16 jj = { j, j, j, j, j, j, j, j };
+		/* 16-bit counts, added modulo 2^16 (signed compares: j < 32) */
+		v8s16 *g = (v8s16 *)(tree + s->lvl_off[l] + 2 * (idx & ~((1u << N_BITS) - 1)));
 
 		/* the entries before idx count idx's markers among their later siblings */
-		g[0] += (iota[0] < jj) & d;
-		g[1] += (iota[1] < jj) & d;
-		g[2] += (iota[2] < jj) & d;
-		g[3] += (iota[3] < jj) & d;
+		g[0] += dec ? (iota16[0] < jj) : (iota16[0] < jj) & dn;
+		g[1] += dec ? (iota16[1] < jj) : (iota16[1] < jj) & dn;
+		g[2] += dec ? (iota16[2] < jj) : (iota16[2] < jj) & dn;
+		g[3] += dec ? (iota16[3] < jj) : (iota16[3] < jj) & dn;
+	}
+	for (; l < s->nlvl; l++) {
+		u32 idx = w >> tree__shift(l);
+		s32 j = (idx % (1 << W_BITS)) & (dec ? delta : -1);
+		v4s jj = { j, j, j, j };
+		v4s *g = (v4s *)(tree + s->lvl_off[l] + 4 * (idx & ~((1u << W_BITS) - 1)));
+
+		g[0] += dec ? (iota32[0] < jj) : (iota32[0] < jj) & dw;
+		g[1] += dec ? (iota32[1] < jj) : (iota32[1] < jj) & dw;
+		g[2] += dec ? (iota32[2] < jj) : (iota32[2] < jj) & dw;
+		g[3] += dec ? (iota32[3] < jj) : (iota32[3] < jj) & dw;
 	}
 }
 
 /* Markers in the tree's words after word @w. */
 static inline __attribute__((always_inline)) u64
-tree__after(const struct stream *s, const s32 *tree, u32 w)
+tree__after(const struct stream *s, const u8 *tree, u32 w)
 {
 	u64 sum = 0;
 	u32 l;
 
-	for (l = 0; l < s->nlvl; l++)
-		sum += (u32)tree[s->lvl_off[l] + (w >> (FAN_BITS * l))];
+	for (l = 0; l < NARROW; l++)
+		sum += *(const u16 *)(tree + s->lvl_off[l] + 2 * (w >> (N_BITS * l)));
+	for (; l < s->nlvl; l++)
+		sum += *(const u32 *)(tree + s->lvl_off[l] + 4 * (w >> tree__shift(l)));
 	return sum;
 }
 
 /* Markers of (@mark, @tree, @tail) in slots after @slot. */
 static inline __attribute__((always_inline)) u64
-after_in(const struct stream *s, const u64 *mark, const s32 *tree, u64 tail, u32 slot)
+after_in(const struct stream *s, const u64 *mark, const u8 *tree, u64 tail, u32 slot)
 {
 	u32 w = slot / 64;
 	/* bits above slot's; two shifts, as a shift by 64 is undefined */
@@ -594,24 +624,24 @@ static void stream__free_axis(struct stream *s)
 	free(s->hmark);
 }
 
-/* Rebuild @tree from the popcounts of @mark's words [0, @full). */
-static void tree__build(const struct stream *s, s32 *tree, u64 total, const u64 *mark, u32 full)
+/* Rebuild @tree (@total bytes) from the popcounts of @mark's words [0, @full). */
+static void tree__build(const struct stream *s, u8 *tree, u64 total, const u64 *mark, u32 full)
 {
 	u32 w;
 
-	memset(tree, 0, total * sizeof(*tree));
+	memset(tree, 0, total);
 	for (w = 0; w < full; w++) {
 		int c = __builtin_popcountll(mark[w]);
 
 		if (c)
-			tree__add(s, tree, w, c);
+			tree__add(s, tree, w, c, 0);
 	}
 }
 
 /* 64-byte aligned, so a tree group is one cache line. */
-static s32 *tree__alloc(u64 n)
+static u8 *tree__alloc(u64 bytes)
 {
-	return aligned_alloc(64, (n * sizeof(s32) + 63) / 64 * 64);
+	return aligned_alloc(64, bytes);
 }
 
 /*
@@ -662,7 +692,7 @@ compact_body(struct stream *s, u32 min_slots)
 	/* the old tree is not read from here on: rebuilt below */
 	total = tree__layout(s, nblk);
 	if (total > s->tree_alloc) {
-		s32 *tree = tree__alloc(total), *htree = s->hot_axis ? tree__alloc(total) : NULL;
+		u8 *tree = tree__alloc(total), *htree = s->hot_axis ? tree__alloc(total) : NULL;
 
 		if (!tree || (s->hot_axis && !htree)) {
 			free(tree);
@@ -743,10 +773,10 @@ static inline __attribute__((always_inline)) void stream__unmark(struct stream *
 	/* the tail word is not in the tree: its entries get 0 added, no branch */
 	s32 in_tree = w < s->fw_hi;
 
-	tree__add(s, s->tree, w, -in_tree);
+	tree__add(s, s->tree, w, -in_tree, 1);
 	s->tail_live -= !in_tree;
 	if (hot_axis && (s->hmark[w] & bit)) {
-		tree__add(s, s->htree, w, -in_tree);
+		tree__add(s, s->htree, w, -in_tree, 1);
 		s->htail_live -= !in_tree;
 		s->hmark[w] &= ~bit;
 		s->hnlive--;
@@ -768,9 +798,9 @@ static inline __attribute__((always_inline)) int stream__mark(struct stream *s, 
 	e->slot = s->next++;
 	if (e->slot / 64 != s->fw_hi) {
 		/* the tail word is full: into the tree with what is left of it */
-		tree__add(s, s->tree, s->fw_hi, s->tail_live);
+		tree__add(s, s->tree, s->fw_hi, s->tail_live, 0);
 		if (s->hot_axis)
-			tree__add(s, s->htree, s->fw_hi, s->htail_live);
+			tree__add(s, s->htree, s->fw_hi, s->htail_live, 0);
 		s->fw_hi++;
 		s->tail_live = 0;
 		s->htail_live = 0;
