@@ -507,6 +507,9 @@ static void atab__exit(struct atab *t)
 
 typedef int16_t v8s16 __attribute__((vector_size(16)));
 typedef s32 v4s __attribute__((vector_size(16)));
+/* used only where compiled for AVX2 (else GCC would lower them to scalars) */
+typedef int16_t v16s16 __attribute__((vector_size(32)));
+typedef s32 v8s __attribute__((vector_size(32)));
 
 /* Level @l's entries stand for 2^tree__shift(l) words each. */
 static inline __attribute__((always_inline)) u32 tree__shift(u32 l)
@@ -533,12 +536,48 @@ static u64 tree__layout(struct stream *s, u32 nwords)
 	return total;
 }
 
+/* The same, a 64-byte group in two AVX2 vectors. */
+static inline __attribute__((always_inline)) void
+tree__add_avx2(const struct stream *s, u8 *tree, u32 w, s32 delta, int dec)
+{
+	static const v16s16 iota16[2] = {
+		{ 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 },
+		{ 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31 } };
+	static const v8s iota32[2] = { { 0, 1, 2, 3, 4, 5, 6, 7 },
+				       { 8, 9, 10, 11, 12, 13, 14, 15 } };
+	int16_t d16 = (int16_t)delta;
+	v16s16 dn = { d16, d16, d16, d16, d16, d16, d16, d16,
+		      d16, d16, d16, d16, d16, d16, d16, d16 };
+	v8s dw = { delta, delta, delta, delta, delta, delta, delta, delta };
+	u32 l;
+
+	for (l = 0; l < NARROW; l++) {
+		u32 idx = w >> (N_BITS * l);
+		int16_t j = (idx % (1 << N_BITS)) & (dec ? delta : -1);
+		v16s16 jj = { j, j, j, j, j, j, j, j, j, j, j, j, j, j, j, j };
+		v16s16 *g = (v16s16 *)(tree + s->lvl_off[l] + 2 * (idx & ~((1u << N_BITS) - 1)));
+
+		g[0] += dec ? (iota16[0] < jj) : (iota16[0] < jj) & dn;
+		g[1] += dec ? (iota16[1] < jj) : (iota16[1] < jj) & dn;
+	}
+	for (; l < s->nlvl; l++) {
+		u32 idx = w >> tree__shift(l);
+		s32 j = (idx % (1 << W_BITS)) & (dec ? delta : -1);
+		v8s jj = { j, j, j, j, j, j, j, j };
+		v8s *g = (v8s *)(tree + s->lvl_off[l] + 4 * (idx & ~((1u << W_BITS) - 1)));
+
+		g[0] += dec ? (iota32[0] < jj) : (iota32[0] < jj) & dw;
+		g[1] += dec ? (iota32[1] < jj) : (iota32[1] < jj) & dw;
+	}
+}
+
 /*
  * Add @delta markers at word @w (its later siblings' counts do not change);
  * @dec: @delta is -1, or 0 to change nothing (the mask is the -1s to add).
+ * @avx2: the caller is compiled for AVX2 (a constant).
  */
 static inline __attribute__((always_inline)) void
-tree__add(const struct stream *s, u8 *tree, u32 w, s32 delta, int dec)
+tree__add(const struct stream *s, u8 *tree, u32 w, s32 delta, int dec, int avx2)
 {
 	static const v8s16 iota16[4] = {
 		{ 0, 1, 2, 3, 4, 5, 6, 7 }, { 8, 9, 10, 11, 12, 13, 14, 15 },
@@ -550,6 +589,10 @@ tree__add(const struct stream *s, u8 *tree, u32 w, s32 delta, int dec)
 	v4s dw = { delta, delta, delta, delta };
 	u32 l;
 
+	if (avx2) {
+		tree__add_avx2(s, tree, w, delta, dec);
+		return;
+	}
 	for (l = 0; l < NARROW; l++) {
 		u32 idx = w >> (N_BITS * l);
 		/* with @dec and @delta 0, no entry is before entry 0: nothing added */
@@ -634,7 +677,7 @@ static void tree__build(const struct stream *s, u8 *tree, u64 total, const u64 *
 		int c = __builtin_popcountll(mark[w]);
 
 		if (c)
-			tree__add(s, tree, w, c, 0);
+			tree__add(s, tree, w, c, 0, 0);
 	}
 }
 
@@ -744,7 +787,7 @@ compact_body(struct stream *s, u32 min_slots)
 }
 
 /* A popcount per live key: one instruction where the CPU has it. */
-static int has_popcnt = -1;
+static int has_popcnt = -1, has_avx2 = -1;
 
 __attribute__((target("popcnt"))) static int
 compact_popcnt(struct stream *s, u32 min_slots)
@@ -766,17 +809,17 @@ static int stream__compact(struct stream *s, u32 min_slots)
 
 /* @hot_axis: s->hot_axis, a constant where the caller knows it. */
 static inline __attribute__((always_inline)) void stream__unmark(struct stream *s, struct ent *e,
-								 int hot_axis)
+								 int hot_axis, int avx2)
 {
 	u32 w = e->slot / 64;
 	u64 bit = 1ULL << (e->slot % 64);
 	/* the tail word is not in the tree: its entries get 0 added, no branch */
 	s32 in_tree = w < s->fw_hi;
 
-	tree__add(s, s->tree, w, -in_tree, 1);
+	tree__add(s, s->tree, w, -in_tree, 1, avx2);
 	s->tail_live -= !in_tree;
 	if (hot_axis && (s->hmark[w] & bit)) {
-		tree__add(s, s->htree, w, -in_tree, 1);
+		tree__add(s, s->htree, w, -in_tree, 1, avx2);
 		s->htail_live -= !in_tree;
 		s->hmark[w] &= ~bit;
 		s->hnlive--;
@@ -787,7 +830,7 @@ static inline __attribute__((always_inline)) void stream__unmark(struct stream *
 }
 
 static inline __attribute__((always_inline)) int stream__mark(struct stream *s, struct ent *e, u32 min_slots,
-							     int hot)
+							     int hot, int avx2)
 {
 	if (s->next == s->cap) {
 		int err = stream__compact(s, min_slots);
@@ -798,9 +841,9 @@ static inline __attribute__((always_inline)) int stream__mark(struct stream *s, 
 	e->slot = s->next++;
 	if (e->slot / 64 != s->fw_hi) {
 		/* the tail word is full: into the tree with what is left of it */
-		tree__add(s, s->tree, s->fw_hi, s->tail_live, 0);
+		tree__add(s, s->tree, s->fw_hi, s->tail_live, 0, avx2);
 		if (s->hot_axis)
-			tree__add(s, s->htree, s->fw_hi, s->htail_live, 0);
+			tree__add(s, s->htree, s->fw_hi, s->htail_live, 0, avx2);
 		s->fw_hi++;
 		s->tail_live = 0;
 		s->htail_live = 0;
@@ -1002,7 +1045,7 @@ static int reuse_exact__invalidate(struct reuse_exact *re, u32 h, u64 key)
 
 	/* holders list only threads with a live marker for the key */
 	if (e && e->slot != NO_SLOT) {
-		stream__unmark(s, e, s->hot_axis);
+		stream__unmark(s, e, s->hot_axis, 0);
 		re->thr[h].invalidated++;
 		return 1;
 	}
@@ -1022,6 +1065,7 @@ static inline __attribute__((always_inline)) int hist_bin(u64 d)
 #define F_LINE		2
 #define F_SAMPLED	4
 #define F_HOT		8	/* SHARDS with hot keys */
+#define F_AVX2		16	/* compiled for AVX2 (batch path only) */
 
 /* F_HOT: what the filter found, in the is_store of a buffered access */
 #define A_STORE		1
@@ -1146,7 +1190,7 @@ static inline __attribute__((always_inline)) int access_one(struct reuse_exact *
 		/* becomes hot, not sampled: its next access is measured from here */
 		res->kind = REUSE_EXACT_SKIPPED;
 		if (was_live)
-			stream__unmark(s, e, f & F_HOT);
+			stream__unmark(s, e, f & F_HOT, f & F_AVX2);
 		goto mark;
 	}
 	thr->accesses++;
@@ -1213,10 +1257,10 @@ static inline __attribute__((always_inline)) int access_one(struct reuse_exact *
 		thr->reuses++;
 		if (e->last_thr != (u32)ti)
 			thr->cross_thread++;
-		stream__unmark(s, e, f & F_HOT);
+		stream__unmark(s, e, f & F_HOT, f & F_AVX2);
 	}
 mark:
-	err = stream__mark(s, e, re->o.init_slots, hot);
+	err = stream__mark(s, e, re->o.init_slots, hot, f & F_AVX2);
 	if (err)
 		return err;
 	e->last_seq = now;
@@ -1330,7 +1374,7 @@ int reuse_exact__access(struct reuse_exact *re, u32 tid, u64 addr,
  * the current chunk is processed. Before a chunk is processed its buckets
  * have arrived, and their slots say which marker words to touch.
  */
-#define CHUNK 16
+#define CHUNK 32
 #define PROBE_AHEAD 3
 
 /* The stream access @a will go to, if known without adding a thread. */
@@ -1418,24 +1462,35 @@ batch_body(struct reuse_exact *re, const struct reuse_exact_acc *v, size_t n, un
 	return 0;
 }
 
+/* Each combination of flags the batch path is compiled for, or'ed with @x. */
+#define BATCH_CASES(re, v, n, x)						\
+	switch (flags_of(re)) {							\
+	case 0: return batch_body(re, v, n, 0 | (x));				\
+	case 1: return batch_body(re, v, n, 1 | (x));				\
+	case 2: return batch_body(re, v, n, 2 | (x));				\
+	case 3: return batch_body(re, v, n, 3 | (x));				\
+	case 4: return batch_body(re, v, n, 4 | (x));				\
+	case 5: return batch_body(re, v, n, 5 | (x));				\
+	case 6: return batch_body(re, v, n, 6 | (x));				\
+	case 7: return batch_body(re, v, n, 7 | (x));				\
+	case 12: return batch_body(re, v, n, 12 | (x));				\
+	case 13: return batch_body(re, v, n, 13 | (x));				\
+	case 14: return batch_body(re, v, n, 14 | (x));				\
+	default: return batch_body(re, v, n, 15 | (x));				\
+	}
+
 /* The marker counts are popcounts: one instruction where the CPU has it. */
 __attribute__((target("popcnt"))) static int
 batch_popcnt(struct reuse_exact *re, const struct reuse_exact_acc *v, size_t n)
 {
-	switch (flags_of(re)) {
-	case 0: return batch_body(re, v, n, 0);
-	case 1: return batch_body(re, v, n, 1);
-	case 2: return batch_body(re, v, n, 2);
-	case 3: return batch_body(re, v, n, 3);
-	case 4: return batch_body(re, v, n, 4);
-	case 5: return batch_body(re, v, n, 5);
-	case 6: return batch_body(re, v, n, 6);
-	case 7: return batch_body(re, v, n, 7);
-	case 12: return batch_body(re, v, n, 12);
-	case 13: return batch_body(re, v, n, 13);
-	case 14: return batch_body(re, v, n, 14);
-	default: return batch_body(re, v, n, 15);
-	}
+	BATCH_CASES(re, v, n, 0)
+}
+
+/* And a tree update is two vector adds a level where it has AVX2. */
+__attribute__((target("popcnt,avx2"))) static int
+batch_avx2(struct reuse_exact *re, const struct reuse_exact_acc *v, size_t n)
+{
+	BATCH_CASES(re, v, n, F_AVX2)
 }
 
 static int batch_generic(struct reuse_exact *re, const struct reuse_exact_acc *v,
@@ -1513,6 +1568,12 @@ sampled_popcnt(struct reuse_exact *re, const struct reuse_exact_acc *v, size_t n
 	return batch_sampled(re, v, n, batch_popcnt);
 }
 
+__attribute__((target("popcnt,avx2"))) static int
+sampled_avx2(struct reuse_exact *re, const struct reuse_exact_acc *v, size_t n)
+{
+	return batch_sampled(re, v, n, batch_avx2);
+}
+
 static int sampled_generic(struct reuse_exact *re, const struct reuse_exact_acc *v,
 			   size_t n)
 {
@@ -1524,9 +1585,13 @@ int reuse_exact__access_batch(struct reuse_exact *re,
 {
 	if (has_popcnt < 0)
 		has_popcnt = __builtin_cpu_supports("popcnt");
+	if (has_avx2 < 0)
+		has_avx2 = has_popcnt && __builtin_cpu_supports("avx2");
 	if (re->sampled)
-		return has_popcnt ? sampled_popcnt(re, v, n) : sampled_generic(re, v, n);
-	return has_popcnt ? batch_popcnt(re, v, n) : batch_generic(re, v, n);
+		return has_avx2 ? sampled_avx2(re, v, n) :
+		       has_popcnt ? sampled_popcnt(re, v, n) : sampled_generic(re, v, n);
+	return has_avx2 ? batch_avx2(re, v, n) :
+	       has_popcnt ? batch_popcnt(re, v, n) : batch_generic(re, v, n);
 }
 
 /* Add @d (may be < 0) to *@bin0, keeping it >= 0; what was added. */
