@@ -163,15 +163,19 @@ struct sdist {
  * HyperLogLog of all the keys (index: the low 16 bits, rank: the next
  * 24), so the sampled share of the distinct keys is known at the end.
  */
-static inline u64 shards_hash_full(struct reuse_exact *re, u64 key)
+static inline __attribute__((always_inline)) u64 shards_hll(struct reuse_exact *re, u64 h)
 {
-	u64 h = lp_hash64(key ^ re->salt);
 	u8 *r = &re->hll[h & ((1 << HLL_BITS) - 1)];
 	u8 rank = __builtin_ctzll((h >> HLL_BITS) | (1ULL << 24)) + 1;
 
 	if (rank > *r)
 		*r = rank;
 	return h;
+}
+
+static inline u64 shards_hash_full(struct reuse_exact *re, u64 key)
+{
+	return shards_hll(re, lp_hash64(key ^ re->salt));
 }
 
 static inline u64 shards_hash(struct reuse_exact *re, u64 key)
@@ -182,11 +186,14 @@ static inline u64 shards_hash(struct reuse_exact *re, u64 key)
 /* Distinct keys (Flajolet et al. 2007, with linear counting when small). */
 static double hll__estimate(const u8 *reg)
 {
-	double m = 1 << HLL_BITS, sum = 0, e;
+	double m = 1 << HLL_BITS, sum = 0, e, pow2[256];
 	int i, zeros = 0;
 
+	/* the same exact powers as ldexp() per register, 256 calls instead of 65536 */
+	for (i = 0; i < 256; i++)
+		pow2[i] = ldexp(1, -i);
 	for (i = 0; i < 1 << HLL_BITS; i++) {
-		sum += ldexp(1, -reg[i]);
+		sum += pow2[reg[i]];
 		zeros += !reg[i];
 	}
 	e = 0.7213 / (1 + 1.079 / m) * m * m / sum;
@@ -249,10 +256,10 @@ static inline __attribute__((always_inline)) int hot__find(const struct hot *h, 
  * Count an access to a key not hot (hash @hash) in the sketch; 1 if that
  * makes it hot (it is added).
  */
-static inline __attribute__((always_inline)) int hot__count(struct hot *h, u64 key, u64 hash)
+static inline __attribute__((always_inline)) int hot__count(struct hot *h, u8 *cm, u64 key, u64 hash)
 {
-	u8 *c0 = &h->cm[hash & ((1 << HOT_ROW_BITS) - 1)];
-	u8 *c1 = &h->cm[(1 << HOT_ROW_BITS) + ((hash >> 20) & ((1 << HOT_ROW_BITS) - 1))];
+	u8 *c0 = &cm[hash & ((1 << HOT_ROW_BITS) - 1)];
+	u8 *c1 = &cm[(1 << HOT_ROW_BITS) + ((hash >> 20) & ((1 << HOT_ROW_BITS) - 1))];
 	u64 i, b = (hash >> 30) & ((1 << HOT_FILT_BITS) - 1);
 
 	*c0 += *c0 < 255;
@@ -1312,24 +1319,61 @@ static void hot__tick(struct reuse_exact *re)
  * before it turned hot are estimated as without hot keys, and the ones
  * after exactly from there: no access is counted twice or lost.
  */
-static inline __attribute__((always_inline)) int hot__classify(struct reuse_exact *re, u64 key)
+/*
+ * What the filter changes per access, kept in registers across a batch:
+ * its stores are bytes (the registers, the sketch), which may alias any
+ * field, so read through re and hot every field would be reloaded after
+ * each of them.
+ */
+struct hot_loc {
+	u8 *hll, *cm;
+	u64 seen, tick_at, thresh;
+	int room;		/* hot keys < their maximum */
+};
+
+static inline __attribute__((always_inline)) void hot_loc__load(struct reuse_exact *re,
+								struct hot_loc *l)
+{
+	*l = (struct hot_loc){ .hll = re->hll, .cm = re->hot->cm, .seen = re->hot->seen,
+			       .tick_at = re->hot->tick_at, .thresh = re->thresh,
+			       .room = re->hot->n < re->hot->max };
+}
+
+static inline __attribute__((always_inline)) int hot__classify_h(struct reuse_exact *re,
+								   struct hot_loc *l, u64 key, u64 h)
 {
 	struct hot *hot = re->hot;
-	u64 h = shards_hash_full(re, key);
+	u8 *r = &l->hll[h & ((1 << HLL_BITS) - 1)];
+	u8 rank = __builtin_ctzll((h >> HLL_BITS) | (1ULL << 24)) + 1;
 	int samp, becomes = 0;
 
-	if (++hot->seen >= hot->tick_at)
+	/* shards_hll(), on the register pointer kept */
+	if (rank > *r)
+		*r = rank;
+	hot->seen = ++l->seen;
+	if (l->seen >= l->tick_at) {
 		hot__tick(re);
+		l->tick_at = hot->tick_at;
+	}
 	if (hot__find(hot, key, h))
 		return A_HOT;
-	samp = (h >> (64 - SHARDS_BITS)) < re->thresh;
-	if (hot->n < hot->max && hot__count(hot, key, h)) {
+	samp = (h >> (64 - SHARDS_BITS)) < l->thresh;
+	if (l->room && hot__count(hot, l->cm, key, h)) {
 		becomes = A_BECOMES_HOT;
 		hot->unsampled += !samp;
+		l->room = hot->n < hot->max;
 	}
 	if (samp)
 		return becomes;
 	return becomes ? A_BECOMES_HOT | A_UNCOUNTED : -1;
+}
+
+static inline __attribute__((always_inline)) int hot__classify(struct reuse_exact *re, u64 key)
+{
+	struct hot_loc l;
+
+	hot_loc__load(re, &l);
+	return hot__classify_h(re, &l, key, lp_hash64(key ^ re->salt));
 }
 
 int reuse_exact__access(struct reuse_exact *re, u32 tid, u64 addr,
@@ -1512,17 +1556,22 @@ batch_sampled(struct reuse_exact *re, const struct reuse_exact_acc *v, size_t n,
 	struct reuse_exact_acc buf[SAMPLED_BATCH];
 	u64 thresh = re->thresh, skipped = 0;
 	unsigned f = flags_of(re);
+	struct hot_loc hl = { 0 };
 	u32 tid;
 	size_t i, nb = 0;
 	int ti, err;
 
 	if (!n)
 		return 0;
+	if (f & F_HOT)
+		hot_loc__load(re, &hl);
 	tid = v[0].tid;
 	ti = reuse_exact__thread_index(re, tid);
 	if (ti < 0)
 		return ti;
 	for (i = 0; i < n; i++) {
+		u64 key = key_of(v[i].addr, f), h = lp_hash64(key ^ re->salt);
+
 		if (v[i].tid != tid) {
 			re->thr[ti].seen += skipped;
 			skipped = 0;
@@ -1532,7 +1581,7 @@ batch_sampled(struct reuse_exact *re, const struct reuse_exact_acc *v, size_t n,
 				return ti;
 		}
 		if (f & F_HOT) {
-			int a = hot__classify(re, key_of(v[i].addr, f));
+			int a = hot__classify_h(re, &hl, key, h);
 
 			if (a < 0) {
 				skipped++;
@@ -1541,7 +1590,7 @@ batch_sampled(struct reuse_exact *re, const struct reuse_exact_acc *v, size_t n,
 			buf[nb] = v[i];
 			buf[nb++].is_store = a | (v[i].is_store != 0);
 		} else {
-			if (shards_hash(re, key_of(v[i].addr, f)) >= thresh) {
+			if (shards_hll(re, h) >> (64 - SHARDS_BITS) >= thresh) {
 				skipped++;
 				continue;
 			}
