@@ -1331,23 +1331,25 @@ static void hot__tick(struct reuse_exact *re)
  * each of them.
  */
 struct hot_loc {
+	struct hot *hot;
 	u8 *hll, *cm;
-	u64 seen, tick_at, thresh;
+	u64 seen, tick_at, thresh, salt;
 	int room;		/* hot keys < their maximum */
 };
 
 static inline __attribute__((always_inline)) void hot_loc__load(struct reuse_exact *re,
 								struct hot_loc *l)
 {
-	*l = (struct hot_loc){ .hll = re->hll, .cm = re->hot->cm, .seen = re->hot->seen,
-			       .tick_at = re->hot->tick_at, .thresh = re->thresh,
+	*l = (struct hot_loc){ .hot = re->hot, .hll = re->hll, .cm = re->hot->cm,
+			       .seen = re->hot->seen, .tick_at = re->hot->tick_at,
+			       .thresh = re->thresh, .salt = re->salt,
 			       .room = re->hot->n < re->hot->max };
 }
 
 static inline __attribute__((always_inline)) int hot__classify_h(struct reuse_exact *re,
 								   struct hot_loc *l, u64 key, u64 h)
 {
-	struct hot *hot = re->hot;
+	struct hot *hot = l->hot;
 	u8 *r = &l->hll[h & ((1 << HLL_BITS) - 1)];
 	u8 rank = __builtin_ctzll((h >> HLL_BITS) | (1ULL << 24)) + 1;
 	int samp, becomes = 0;
@@ -1561,7 +1563,7 @@ batch_sampled(struct reuse_exact *re, const struct reuse_exact_acc *v, size_t n,
 	struct reuse_exact_acc buf[SAMPLED_BATCH];
 	u64 thresh = re->thresh, skipped = 0;
 	unsigned f = flags_of(re);
-	struct hot_loc hl = { 0 };
+	struct hot_loc hl = { .salt = re->salt };
 	u32 tid;
 	size_t i, nb = 0;
 	int ti, err;
@@ -1575,7 +1577,7 @@ batch_sampled(struct reuse_exact *re, const struct reuse_exact_acc *v, size_t n,
 	if (ti < 0)
 		return ti;
 	for (i = 0; i < n; i++) {
-		u64 key = key_of(v[i].addr, f), h = lp_hash64(key ^ re->salt);
+		u64 key = key_of(v[i].addr, f), h = lp_hash64(key ^ hl.salt);
 
 		if (v[i].tid != tid) {
 			re->thr[ti].seen += skipped;
