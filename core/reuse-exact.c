@@ -1418,9 +1418,10 @@ int reuse_exact__access(struct reuse_exact *re, u32 tid, u64 addr,
 /*
  * The key table is the one structure that does not stay in cache, and
  * under virtualization a probe is often a page walk too. A prefetch
- * waits for its walk before it retires, so prefetches spread one per
- * access (a few hundred instructions apart) overlap only a couple of
- * walks: the buckets of the next CHUNK accesses are hashed and touched
+ * appears to wait for its walk before it retires (perf put 60% of the
+ * samples at 1e6 keys on the prefetch instructions), so prefetches spread
+ * one per access (a few hundred instructions apart) overlap only a couple
+ * of walks: the buckets of the next CHUNK accesses are hashed and touched
  * in one tight loop instead, all their misses in flight together, while
  * the current chunk is processed. Before a chunk is processed its buckets
  * have arrived, and their slots say which marker words to touch.
