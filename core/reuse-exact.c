@@ -17,7 +17,7 @@
 struct ent {
 	u64 key;
 	u64 last_seq;		/* stream time of the latest access */
-	u32 slot;		/* its Fenwick slot, NO_SLOT once invalidated */
+	u32 slot;		/* its slot on the time axis, NO_SLOT once invalidated */
 	u32 last_thr;		/* thread index of that access; EMPTY_THR: free */
 };
 
@@ -47,35 +47,40 @@ struct atab {
 
 /*
  * One stream's time axis: slot i holds a marker iff the latest access of
- * some key sits there. The markers are a bitmap, counted by a Fenwick tree
- * over its 64-bit words, so the structure is cap/8 + cap/16 bytes (about
- * 40 KiB per 100k live keys) and stays in cache while the key table
- * cannot: a reuse costs one table probe, one popcount and a walk over a
- * small tree.
+ * some key sits there. The markers are a bitmap, counted by a tree of
+ * fixed depth over its 64-bit words (see "time axis" below), so the
+ * structure is about cap/8 + cap/32 bytes (cap up to 5 x the live keys:
+ * about 80 KiB per 100k) and stays in cache while the key table cannot:
+ * a reuse costs one table probe, one popcount and one pass down a few
+ * tree levels, with no branch that depends on the data.
  */
+#define TREE_MAX_LVL	7	/* 2^(10 + 4 x 5) words > MAX_SLOTS / 64 */
+
 struct stream {
 	u64 seq;		/* accesses so far */
 	u64 nlive;		/* markers set */
 	u32 cap;		/* slots */
 	u32 next;		/* next free slot */
-	u32 nblk;		/* bitmap words, a multiple of BLK_WORDS */
+	u32 nblk;		/* bitmap words */
 	u32 alloc_blk;		/* words allocated */
-	u32 nbl;		/* blocks of BLK_WORDS words */
-	u32 fw_hi;		/* blocks [0, fw_hi) are in the Fenwick tree */
-	u64 tail_live;		/* markers in block fw_hi (the one next falls in) */
+	u32 fw_hi;		/* words [0, fw_hi) are in the tree */
+	u32 nlvl;		/* tree levels */
+	u32 lvl_off[TREE_MAX_LVL];	/* where level l starts in tree, bytes */
+	u64 tree_alloc;		/* tree bytes allocated */
+	u64 tail_live;		/* markers in word fw_hi (the one next falls in) */
 	u64 *mark;		/* bitmap: slot holds a marker */
-	u32 *fw;		/* Fenwick tree of the blocks' popcounts, 1-based */
+	u8 *tree;		/* the tree's counts, levels one after the other */
 	u32 *rank;		/* compaction: markers before each word */
 	struct etab tab;
 	/*
 	 * SHARDS with hot keys: the markers of hot keys again, on the same
-	 * slots (a subset of mark), with their own tree; the tail block is
+	 * slots (a subset of mark), with their own tree; the tail word is
 	 * the same one.
 	 */
 	int hot_axis;
 	u64 hnlive, htail_live;
 	u64 *hmark;
-	u32 *hfw;
+	u8 *htree;
 };
 
 /*
@@ -158,15 +163,19 @@ struct sdist {
  * HyperLogLog of all the keys (index: the low 16 bits, rank: the next
  * 24), so the sampled share of the distinct keys is known at the end.
  */
-static inline u64 shards_hash_full(struct reuse_exact *re, u64 key)
+static inline __attribute__((always_inline)) u64 shards_hll(struct reuse_exact *re, u64 h)
 {
-	u64 h = lp_hash64(key ^ re->salt);
 	u8 *r = &re->hll[h & ((1 << HLL_BITS) - 1)];
 	u8 rank = __builtin_ctzll((h >> HLL_BITS) | (1ULL << 24)) + 1;
 
 	if (rank > *r)
 		*r = rank;
 	return h;
+}
+
+static inline u64 shards_hash_full(struct reuse_exact *re, u64 key)
+{
+	return shards_hll(re, lp_hash64(key ^ re->salt));
 }
 
 static inline u64 shards_hash(struct reuse_exact *re, u64 key)
@@ -177,11 +186,14 @@ static inline u64 shards_hash(struct reuse_exact *re, u64 key)
 /* Distinct keys (Flajolet et al. 2007, with linear counting when small). */
 static double hll__estimate(const u8 *reg)
 {
-	double m = 1 << HLL_BITS, sum = 0, e;
+	double m = 1 << HLL_BITS, sum = 0, e, pow2[256];
 	int i, zeros = 0;
 
+	/* the same exact powers as ldexp() per register, 256 calls instead of 65536 */
+	for (i = 0; i < 256; i++)
+		pow2[i] = ldexp(1, -i);
 	for (i = 0; i < 1 << HLL_BITS; i++) {
-		sum += ldexp(1, -reg[i]);
+		sum += pow2[reg[i]];
 		zeros += !reg[i];
 	}
 	e = 0.7213 / (1 + 1.079 / m) * m * m / sum;
@@ -244,10 +256,10 @@ static inline __attribute__((always_inline)) int hot__find(const struct hot *h, 
  * Count an access to a key not hot (hash @hash) in the sketch; 1 if that
  * makes it hot (it is added).
  */
-static inline __attribute__((always_inline)) int hot__count(struct hot *h, u64 key, u64 hash)
+static inline __attribute__((always_inline)) int hot__count(struct hot *h, u8 *cm, u64 key, u64 hash)
 {
-	u8 *c0 = &h->cm[hash & ((1 << HOT_ROW_BITS) - 1)];
-	u8 *c1 = &h->cm[(1 << HOT_ROW_BITS) + ((hash >> 20) & ((1 << HOT_ROW_BITS) - 1))];
+	u8 *c0 = &cm[hash & ((1 << HOT_ROW_BITS) - 1)];
+	u8 *c1 = &cm[(1 << HOT_ROW_BITS) + ((hash >> 20) & ((1 << HOT_ROW_BITS) - 1))];
 	u64 i, b = (hash >> 30) & ((1 << HOT_FILT_BITS) - 1);
 
 	*c0 += *c0 < 255;
@@ -479,121 +491,235 @@ static void atab__exit(struct atab *t)
 	free(t->v);
 }
 
-/* ---- time axis: marker bitmap + Fenwick tree over its blocks ---- */
+/* ---- time axis: marker bitmap + a tree of counts over its words ---- */
 
 /*
- * The tree counts blocks of 2 words (128 slots; 4 or 8 words cost more in
- * popcounts inside the block than they save in levels). The block that
- * new markers go to (the tail) enters the tree only once it is full, so
- * a new marker costs no tree update: an access walks the tree once for
- * the reuse's prefix and once for the marker it removes.
+ * An entry of the tree stands for a group of words: the markers in the
+ * groups after it under the same parent (its later siblings), so the
+ * markers in the words after word w are the sum of one entry per level,
+ * read off w's bits a few at a time: a fixed number of independent loads,
+ * no data-dependent branch (a Fenwick tree's walks stop after a number of
+ * steps that varies with the position, and a mispredicted exit cost more
+ * than its loads). A marker added or removed at w changes one 64-byte
+ * group on w's path per level, the entries before w's: two or four vector
+ * adds. The two lowest levels, most of the tree, group 32 words and 32
+ * groups of them under a parent, so their counts fit 16 bits (at most
+ * 31 x 2048 markers); the levels above group 16 of 32-bit counts. The
+ * word that new markers go to (the tail) enters the tree only once it is
+ * full, so a new marker costs no tree update.
  */
-#define BLK_WORDS	2
-#define BLK_SLOTS	(64 * BLK_WORDS)
+#define NARROW		2	/* levels of 16-bit counts, 32 to a line */
+#define N_BITS		5
+#define W_BITS		4	/* levels above: 32-bit counts, 16 to a line */
 
-static inline __attribute__((always_inline)) void fw__add_in(u32 *fw, u32 nbl, u32 blk, int delta)
+typedef int16_t v8s16 __attribute__((vector_size(16)));
+typedef s32 v4s __attribute__((vector_size(16)));
+/* used only where compiled for AVX2 (else GCC would lower them to scalars) */
+typedef int16_t v16s16 __attribute__((vector_size(32)));
+typedef s32 v8s __attribute__((vector_size(32)));
+
+/* Level @l's entries stand for 2^tree__shift(l) words each. */
+static inline __attribute__((always_inline)) u32 tree__shift(u32 l)
 {
-	u32 i;
-
-	for (i = blk + 1; i <= nbl; i += i & -i)
-		fw[i] += delta;
+	return l < NARROW ? N_BITS * l : N_BITS * NARROW + W_BITS * (l - NARROW);
 }
 
-static inline __attribute__((always_inline)) void fw__add(struct stream *s, u32 blk, int delta)
+/* Levels and their byte offsets for @nwords words; the tree's bytes. */
+static u64 tree__layout(struct stream *s, u32 nwords)
 {
-	fw__add_in(s->fw, s->nbl, blk, delta);
+	u64 total = 0;
+	u32 l = 0;
+
+	do {
+		u32 sh = tree__shift(l), fan = l < NARROW ? 1 << N_BITS : 1 << W_BITS;
+		u64 n = (((u64)nwords + (1ULL << sh) - 1) >> sh);
+
+		s->lvl_off[l] = total;
+		/* whole 64-byte groups */
+		total += (n + fan - 1) / fan * 64;
+		l++;
+	} while (l < NARROW || (((u64)nwords - 1) >> tree__shift(l) && l < TREE_MAX_LVL));
+	s->nlvl = l;
+	return total;
 }
 
-/* Markers in blocks [0, blk). */
-static inline __attribute__((always_inline)) u64 fw__prefix_in(const u32 *fw, u32 blk)
+/* The same, a 64-byte group in two AVX2 vectors. */
+static inline __attribute__((always_inline)) void
+tree__add_avx2(const struct stream *s, u8 *tree, u32 w, s32 delta, int dec)
+{
+	static const v16s16 iota16[2] = {
+		{ 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 },
+		{ 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31 } };
+	static const v8s iota32[2] = { { 0, 1, 2, 3, 4, 5, 6, 7 },
+				       { 8, 9, 10, 11, 12, 13, 14, 15 } };
+	int16_t d16 = (int16_t)delta;
+	v16s16 dn = { d16, d16, d16, d16, d16, d16, d16, d16,
+		      d16, d16, d16, d16, d16, d16, d16, d16 };
+	v8s dw = { delta, delta, delta, delta, delta, delta, delta, delta };
+	u32 l;
+
+	for (l = 0; l < NARROW; l++) {
+		u32 idx = w >> (N_BITS * l);
+		int16_t j = (idx % (1 << N_BITS)) & (dec ? delta : -1);
+		v16s16 jj = { j, j, j, j, j, j, j, j, j, j, j, j, j, j, j, j };
+		v16s16 *g = (v16s16 *)(tree + s->lvl_off[l] + 2 * (idx & ~((1u << N_BITS) - 1)));
+
+		g[0] += dec ? (iota16[0] < jj) : (iota16[0] < jj) & dn;
+		g[1] += dec ? (iota16[1] < jj) : (iota16[1] < jj) & dn;
+	}
+	for (; l < s->nlvl; l++) {
+		u32 idx = w >> tree__shift(l);
+		s32 j = (idx % (1 << W_BITS)) & (dec ? delta : -1);
+		v8s jj = { j, j, j, j, j, j, j, j };
+		v8s *g = (v8s *)(tree + s->lvl_off[l] + 4 * (idx & ~((1u << W_BITS) - 1)));
+
+		g[0] += dec ? (iota32[0] < jj) : (iota32[0] < jj) & dw;
+		g[1] += dec ? (iota32[1] < jj) : (iota32[1] < jj) & dw;
+	}
+}
+
+/*
+ * Add @delta markers at word @w (its later siblings' counts do not change);
+ * @dec: @delta is -1, or 0 to change nothing (the mask is the -1s to add).
+ * @avx2: the caller is compiled for AVX2 (a constant).
+ */
+static inline __attribute__((always_inline)) void
+tree__add(const struct stream *s, u8 *tree, u32 w, s32 delta, int dec, int avx2)
+{
+	static const v8s16 iota16[4] = {
+		{ 0, 1, 2, 3, 4, 5, 6, 7 }, { 8, 9, 10, 11, 12, 13, 14, 15 },
+		{ 16, 17, 18, 19, 20, 21, 22, 23 }, { 24, 25, 26, 27, 28, 29, 30, 31 } };
+	static const v4s iota32[4] = { { 0, 1, 2, 3 }, { 4, 5, 6, 7 },
+				       { 8, 9, 10, 11 }, { 12, 13, 14, 15 } };
+	int16_t d16 = (int16_t)delta;
+	v8s16 dn = { d16, d16, d16, d16, d16, d16, d16, d16 };
+	v4s dw = { delta, delta, delta, delta };
+	u32 l;
+
+	if (avx2) {
+		tree__add_avx2(s, tree, w, delta, dec);
+		return;
+	}
+	for (l = 0; l < NARROW; l++) {
+		u32 idx = w >> (N_BITS * l);
+		/* with @dec and @delta 0, no entry is before entry 0: nothing added */
+		int16_t j = (idx % (1 << N_BITS)) & (dec ? delta : -1);
+		v8s16 jj = { j, j, j, j, j, j, j, j };
+		/* 16-bit counts, added modulo 2^16 (signed compares: j < 32) */
+		v8s16 *g = (v8s16 *)(tree + s->lvl_off[l] + 2 * (idx & ~((1u << N_BITS) - 1)));
+
+		/* the entries before idx count idx's markers among their later siblings */
+		g[0] += dec ? (iota16[0] < jj) : (iota16[0] < jj) & dn;
+		g[1] += dec ? (iota16[1] < jj) : (iota16[1] < jj) & dn;
+		g[2] += dec ? (iota16[2] < jj) : (iota16[2] < jj) & dn;
+		g[3] += dec ? (iota16[3] < jj) : (iota16[3] < jj) & dn;
+	}
+	for (; l < s->nlvl; l++) {
+		u32 idx = w >> tree__shift(l);
+		s32 j = (idx % (1 << W_BITS)) & (dec ? delta : -1);
+		v4s jj = { j, j, j, j };
+		v4s *g = (v4s *)(tree + s->lvl_off[l] + 4 * (idx & ~((1u << W_BITS) - 1)));
+
+		g[0] += dec ? (iota32[0] < jj) : (iota32[0] < jj) & dw;
+		g[1] += dec ? (iota32[1] < jj) : (iota32[1] < jj) & dw;
+		g[2] += dec ? (iota32[2] < jj) : (iota32[2] < jj) & dw;
+		g[3] += dec ? (iota32[3] < jj) : (iota32[3] < jj) & dw;
+	}
+}
+
+/* Markers in the tree's words after word @w. */
+static inline __attribute__((always_inline)) u64
+tree__after(const struct stream *s, const u8 *tree, u32 w)
 {
 	u64 sum = 0;
-	u32 i;
+	u32 l;
 
-	for (i = blk; i > 0; i -= i & -i)
-		sum += fw[i];
+	for (l = 0; l < NARROW; l++)
+		sum += *(const u16 *)(tree + s->lvl_off[l] + 2 * (w >> (N_BITS * l)));
+	for (; l < s->nlvl; l++)
+		sum += *(const u32 *)(tree + s->lvl_off[l] + 4 * (w >> tree__shift(l)));
 	return sum;
 }
 
-/* Markers of (@mark, @fw, @nlive) in slots after @slot. */
+/* Markers of (@mark, @tree, @tail) in slots after @slot. */
 static inline __attribute__((always_inline)) u64
-after_in(const struct stream *s, const u64 *mark, const u32 *fw, u64 nlive, u32 slot)
+after_in(const struct stream *s, const u64 *mark, const u8 *tree, u64 tail, u32 slot)
 {
-	u32 b = slot / BLK_SLOTS, k;
-	const u64 *m = &mark[(u64)b * BLK_WORDS];
-	u64 in = 0;
+	u32 w = slot / 64;
+	/* bits above slot's; two shifts, as a shift by 64 is undefined */
+	u64 in = __builtin_popcountll(mark[w] & ((~0ULL << (slot % 64)) << 1));
 
-	/* the words of the block after @slot's, branch-free */
-	for (k = 0; k < BLK_WORDS; k++) {
-		/* bits of word k at or before @slot: 0..64 */
-		int c = (int)(slot % BLK_SLOTS) + 1 - 64 * (int)k;
-
-		c = c < 0 ? 0 : c;
-		in += __builtin_popcountll(m[k] & (~0ULL << (c & 63)) & ((u64)(c >= 64) - 1));
-	}
-	if (b >= s->fw_hi)
-		return in;
-	return in + nlive - fw__prefix_in(fw, b + 1);
+	/* the tail's own entries are 0: nothing after it is in the tree */
+	return in + tree__after(s, tree, w) + (w < s->fw_hi ? tail : 0);
 }
 
 /* Markers in slots after @slot: the distinct keys accessed since. */
 static inline __attribute__((always_inline)) u64 stream__after(const struct stream *s, u32 slot)
 {
-	return after_in(s, s->mark, s->fw, s->nlive, slot);
+	return after_in(s, s->mark, s->tree, s->tail_live, slot);
 }
 
 /* The same, hot keys only. */
 static inline __attribute__((always_inline)) u64 stream__after_hot(const struct stream *s, u32 slot)
 {
-	return after_in(s, s->hmark, s->hfw, s->hnlive, slot);
+	return after_in(s, s->hmark, s->htree, s->htail_live, slot);
 }
 
 static void stream__free_axis(struct stream *s)
 {
 	free(s->rank);
-	free(s->fw);
+	free(s->tree);
 	free(s->mark);
-	free(s->hfw);
+	free(s->htree);
 	free(s->hmark);
 }
 
-/* Linear-time Fenwick build over blocks [0, @full) of @mark (the tail stays out). */
-static void fw__build(u32 *fw, u32 nbl, const u64 *mark, u32 full)
+/* Rebuild @tree (@total bytes) from the popcounts of @mark's words [0, @full). */
+static void tree__build(const struct stream *s, u8 *tree, u64 total, const u64 *mark, u32 full)
 {
-	u32 i, k;
+	u32 w;
 
-	memset(fw, 0, ((u64)nbl + 1) * sizeof(*fw));
-	for (i = 1; i <= nbl; i++) {
-		u64 p = i + (i & -i);
+	memset(tree, 0, total);
+	for (w = 0; w < full; w++) {
+		int c = __builtin_popcountll(mark[w]);
 
-		for (k = 0; i <= full && k < BLK_WORDS; k++)
-			fw[i] += __builtin_popcountll(mark[(u64)(i - 1) * BLK_WORDS + k]);
-		if (p <= nbl)
-			fw[p] += fw[i];
+		if (c)
+			tree__add(s, tree, w, c, 0, 0);
 	}
+}
+
+/* 64-byte aligned, so a tree group is one cache line. */
+static u8 *tree__alloc(u64 bytes)
+{
+	return aligned_alloc(64, bytes);
 }
 
 /*
  * Renumber the live markers 0..nlive-1 in time order, keeping room for
- * twice as many accesses as there are live markers or keys (whichever is
- * more), so the next compaction is that far away and its scan of the key
- * table is amortized O(1) per access. The new slot of a key is its
+ * four times as many accesses as there are live markers or keys
+ * (whichever is more), so the next compaction is that far away and its
+ * scan of the key table is amortized O(1) per access (twice as many
+ * measured 10-30% slower at 1e6 keys: the scan is of a table that does
+ * not fit any cache, while the axis grows by only cap/6 bytes). The new slot of a key is its
  * marker's rank, read off per-word prefix counts of the old bitmap. The
  * arrays are rebuilt in place unless they must grow.
  */
 static inline __attribute__((always_inline)) int
 compact_body(struct stream *s, u32 min_slots)
 {
-	u64 live = s->nlive, keys = s->tab.n, i;
-	u64 want = live + 2 * (live > keys ? live : keys) + 64;
-	u32 nblk, nbl, acc = 0, ns;
+	u64 live = s->nlive, keys = s->tab.n, i, total;
+	u64 want = live + 4 * (live > keys ? live : keys) + 64;
+	u32 nblk, acc = 0, ns;
 	u64 *hmark = NULL;
 
+	/* near the limit, half the room: compactions twice as often */
+	if (want > MAX_SLOTS)
+		want = live + 2 * (live > keys ? live : keys) + 64;
 	if (want < min_slots)
 		want = min_slots;
 	if (want > MAX_SLOTS)
 		return -EOVERFLOW;
-	nblk = (want + BLK_SLOTS - 1) / BLK_SLOTS * BLK_WORDS;
+	nblk = (want + 63) / 64;
 	if (s->hot_axis) {
 		/* the new hot bitmap, built beside the old one */
 		hmark = calloc(nblk > s->alloc_blk ? nblk : s->alloc_blk, sizeof(*hmark));
@@ -601,30 +727,39 @@ compact_body(struct stream *s, u32 min_slots)
 			return -ENOMEM;
 	}
 	if (nblk > s->alloc_blk) {
-		u32 *fw = malloc(((u64)nblk / BLK_WORDS + 1) * sizeof(*fw));
 		u32 *rank = malloc((u64)nblk * sizeof(*rank));
 		u64 *mark = calloc(nblk, sizeof(*mark));
-		u32 *hfw = s->hot_axis ? malloc(((u64)nblk / BLK_WORDS + 1) * sizeof(*hfw)) : NULL;
 
-		if (!fw || !rank || !mark || (s->hot_axis && !hfw)) {
-			free(fw);
+		if (!rank || !mark) {
 			free(rank);
 			free(mark);
-			free(hfw);
 			free(hmark);
 			return -ENOMEM;
 		}
 		if (s->nblk)
 			memcpy(mark, s->mark, (u64)s->nblk * sizeof(*mark));
 		free(s->rank);
-		free(s->fw);
 		free(s->mark);
-		free(s->hfw);
-		s->fw = fw;
 		s->rank = rank;
 		s->mark = mark;
-		s->hfw = hfw;
 		s->alloc_blk = nblk;
+	}
+	/* the old tree is not read from here on: rebuilt below */
+	total = tree__layout(s, nblk);
+	if (total > s->tree_alloc) {
+		u8 *tree = tree__alloc(total), *htree = s->hot_axis ? tree__alloc(total) : NULL;
+
+		if (!tree || (s->hot_axis && !htree)) {
+			free(tree);
+			free(htree);
+			free(hmark);
+			return -ENOMEM;
+		}
+		free(s->tree);
+		free(s->htree);
+		s->tree = tree;
+		s->htree = htree;
+		s->tree_alloc = total;
 	}
 	for (i = 0; i < s->nblk; i++) {
 		s->rank[i] = acc;
@@ -648,28 +783,14 @@ compact_body(struct stream *s, u32 min_slots)
 		s->mark[i] = ~0ULL;
 	if (live % 64)
 		s->mark[live / 64] = (1ULL << (live % 64)) - 1;
-	/* linear-time Fenwick build over the full blocks (the tail stays out) */
-	nbl = nblk / BLK_WORDS;
-	memset(s->fw, 0, ((u64)nbl + 1) * sizeof(*s->fw));
-	for (i = 1; i <= nbl; i++) {
-		u64 p = i + (i & -i);
-
-		s->fw[i] += i <= live / BLK_SLOTS ? BLK_SLOTS : 0;
-		if (p <= nbl)
-			s->fw[p] += s->fw[i];
-	}
-	s->nbl = nbl;
-	s->fw_hi = live / BLK_SLOTS;
-	s->tail_live = live % BLK_SLOTS;
+	s->fw_hi = live / 64;
+	s->tail_live = live % 64;
+	tree__build(s, s->tree, total, s->mark, s->fw_hi);
 	if (hmark) {
-		u32 k;
-
 		free(s->hmark);
 		s->hmark = hmark;
-		fw__build(s->hfw, nbl, hmark, s->fw_hi);
-		s->htail_live = 0;
-		for (k = 0; k < BLK_WORDS; k++)
-			s->htail_live += __builtin_popcountll(hmark[(u64)s->fw_hi * BLK_WORDS + k]);
+		tree__build(s, s->htree, total, hmark, s->fw_hi);
+		s->htail_live = __builtin_popcountll(hmark[s->fw_hi]);
 	}
 	s->cap = want;
 	s->nblk = nblk;
@@ -678,7 +799,7 @@ compact_body(struct stream *s, u32 min_slots)
 }
 
 /* A popcount per live key: one instruction where the CPU has it. */
-static int has_popcnt = -1;
+static int has_popcnt = -1, has_avx2 = -1;
 
 __attribute__((target("popcnt"))) static int
 compact_popcnt(struct stream *s, u32 min_slots)
@@ -698,29 +819,30 @@ static int stream__compact(struct stream *s, u32 min_slots)
 	return has_popcnt ? compact_popcnt(s, min_slots) : compact_generic(s, min_slots);
 }
 
-static inline __attribute__((always_inline)) void stream__unmark(struct stream *s, struct ent *e)
+/* @hot_axis: s->hot_axis, a constant where the caller knows it. */
+static inline __attribute__((always_inline)) void stream__unmark(struct stream *s, struct ent *e,
+								 int hot_axis, int avx2)
 {
-	u32 b = e->slot / BLK_SLOTS;
+	u32 w = e->slot / 64;
+	u64 bit = 1ULL << (e->slot % 64);
+	/* the tail word is not in the tree: its entries get 0 added, no branch */
+	s32 in_tree = w < s->fw_hi;
 
-	if (b < s->fw_hi)
-		fw__add(s, b, -1);
-	else
-		s->tail_live--;
-	if (s->hot_axis && (s->hmark[e->slot / 64] >> (e->slot % 64) & 1)) {
-		if (b < s->fw_hi)
-			fw__add_in(s->hfw, s->nbl, b, -1);
-		else
-			s->htail_live--;
-		s->hmark[e->slot / 64] &= ~(1ULL << (e->slot % 64));
+	tree__add(s, s->tree, w, -in_tree, 1, avx2);
+	s->tail_live -= !in_tree;
+	if (hot_axis && (s->hmark[w] & bit)) {
+		tree__add(s, s->htree, w, -in_tree, 1, avx2);
+		s->htail_live -= !in_tree;
+		s->hmark[w] &= ~bit;
 		s->hnlive--;
 	}
-	s->mark[e->slot / 64] &= ~(1ULL << (e->slot % 64));
+	s->mark[w] &= ~bit;
 	s->nlive--;
 	e->slot = NO_SLOT;
 }
 
 static inline __attribute__((always_inline)) int stream__mark(struct stream *s, struct ent *e, u32 min_slots,
-							     int hot)
+							     int hot, int avx2)
 {
 	if (s->next == s->cap) {
 		int err = stream__compact(s, min_slots);
@@ -729,11 +851,11 @@ static inline __attribute__((always_inline)) int stream__mark(struct stream *s, 
 			return err;
 	}
 	e->slot = s->next++;
-	if (e->slot / BLK_SLOTS != s->fw_hi) {
-		/* the tail block is full: into the tree with what is left of it */
-		fw__add(s, s->fw_hi, s->tail_live);
+	if (e->slot / 64 != s->fw_hi) {
+		/* the tail word is full: into the tree with what is left of it */
+		tree__add(s, s->tree, s->fw_hi, s->tail_live, 0, avx2);
 		if (s->hot_axis)
-			fw__add_in(s->hfw, s->nbl, s->fw_hi, s->htail_live);
+			tree__add(s, s->htree, s->fw_hi, s->htail_live, 0, avx2);
 		s->fw_hi++;
 		s->tail_live = 0;
 		s->htail_live = 0;
@@ -935,7 +1057,7 @@ static int reuse_exact__invalidate(struct reuse_exact *re, u32 h, u64 key)
 
 	/* holders list only threads with a live marker for the key */
 	if (e && e->slot != NO_SLOT) {
-		stream__unmark(s, e);
+		stream__unmark(s, e, s->hot_axis, 0);
 		re->thr[h].invalidated++;
 		return 1;
 	}
@@ -955,6 +1077,7 @@ static inline __attribute__((always_inline)) int hist_bin(u64 d)
 #define F_LINE		2
 #define F_SAMPLED	4
 #define F_HOT		8	/* SHARDS with hot keys */
+#define F_AVX2		16	/* compiled for AVX2 (batch path only) */
 
 /* F_HOT: what the filter found, in the is_store of a buffered access */
 #define A_STORE		1
@@ -1079,7 +1202,7 @@ static inline __attribute__((always_inline)) int access_one(struct reuse_exact *
 		/* becomes hot, not sampled: its next access is measured from here */
 		res->kind = REUSE_EXACT_SKIPPED;
 		if (was_live)
-			stream__unmark(s, e);
+			stream__unmark(s, e, f & F_HOT, f & F_AVX2);
 		goto mark;
 	}
 	thr->accesses++;
@@ -1146,10 +1269,10 @@ static inline __attribute__((always_inline)) int access_one(struct reuse_exact *
 		thr->reuses++;
 		if (e->last_thr != (u32)ti)
 			thr->cross_thread++;
-		stream__unmark(s, e);
+		stream__unmark(s, e, f & F_HOT, f & F_AVX2);
 	}
 mark:
-	err = stream__mark(s, e, re->o.init_slots, hot);
+	err = stream__mark(s, e, re->o.init_slots, hot, f & F_AVX2);
 	if (err)
 		return err;
 	e->last_seq = now;
@@ -1201,24 +1324,63 @@ static void hot__tick(struct reuse_exact *re)
  * before it turned hot are estimated as without hot keys, and the ones
  * after exactly from there: no access is counted twice or lost.
  */
-static inline __attribute__((always_inline)) int hot__classify(struct reuse_exact *re, u64 key)
+/*
+ * What the filter changes per access, kept in registers across a batch:
+ * its stores are bytes (the registers, the sketch), which may alias any
+ * field, so read through re and hot every field would be reloaded after
+ * each of them.
+ */
+struct hot_loc {
+	struct hot *hot;
+	u8 *hll, *cm;
+	u64 seen, tick_at, thresh, salt;
+	int room;		/* hot keys < their maximum */
+};
+
+static inline __attribute__((always_inline)) void hot_loc__load(struct reuse_exact *re,
+								struct hot_loc *l)
 {
-	struct hot *hot = re->hot;
-	u64 h = shards_hash_full(re, key);
+	*l = (struct hot_loc){ .hot = re->hot, .hll = re->hll, .cm = re->hot->cm,
+			       .seen = re->hot->seen, .tick_at = re->hot->tick_at,
+			       .thresh = re->thresh, .salt = re->salt,
+			       .room = re->hot->n < re->hot->max };
+}
+
+static inline __attribute__((always_inline)) int hot__classify_h(struct reuse_exact *re,
+								   struct hot_loc *l, u64 key, u64 h)
+{
+	struct hot *hot = l->hot;
+	u8 *r = &l->hll[h & ((1 << HLL_BITS) - 1)];
+	u8 rank = __builtin_ctzll((h >> HLL_BITS) | (1ULL << 24)) + 1;
 	int samp, becomes = 0;
 
-	if (++hot->seen >= hot->tick_at)
+	/* shards_hll(), on the register pointer kept */
+	if (rank > *r)
+		*r = rank;
+	hot->seen = ++l->seen;
+	if (l->seen >= l->tick_at) {
 		hot__tick(re);
+		l->tick_at = hot->tick_at;
+	}
 	if (hot__find(hot, key, h))
 		return A_HOT;
-	samp = (h >> (64 - SHARDS_BITS)) < re->thresh;
-	if (hot->n < hot->max && hot__count(hot, key, h)) {
+	samp = (h >> (64 - SHARDS_BITS)) < l->thresh;
+	if (l->room && hot__count(hot, l->cm, key, h)) {
 		becomes = A_BECOMES_HOT;
 		hot->unsampled += !samp;
+		l->room = hot->n < hot->max;
 	}
 	if (samp)
 		return becomes;
 	return becomes ? A_BECOMES_HOT | A_UNCOUNTED : -1;
+}
+
+static inline __attribute__((always_inline)) int hot__classify(struct reuse_exact *re, u64 key)
+{
+	struct hot_loc l;
+
+	hot_loc__load(re, &l);
+	return hot__classify_h(re, &l, key, lp_hash64(key ^ re->salt));
 }
 
 int reuse_exact__access(struct reuse_exact *re, u32 tid, u64 addr,
@@ -1254,76 +1416,133 @@ int reuse_exact__access(struct reuse_exact *re, u32 tid, u64 addr,
 }
 
 /*
- * The key table is the one structure that does not stay in cache: hash
- * PREFETCH accesses ahead and touch their buckets, so the misses of
- * consecutive accesses overlap instead of queueing; half way there, the
- * bucket has arrived and its slot says which marker word to touch.
+ * The key table is the one structure that does not stay in cache, and
+ * under virtualization a probe is often a page walk too. A prefetch
+ * appears to wait for its walk before it retires (perf put 60% of the
+ * samples at 1e6 keys on the prefetch instructions), so prefetches spread
+ * one per access (a few hundred instructions apart) overlap only a couple
+ * of walks: the buckets of the next CHUNK accesses are hashed and touched
+ * in one tight loop instead, all their misses in flight together, while
+ * the current chunk is processed. Before a chunk is processed its buckets
+ * have arrived, and their slots say which marker words to touch.
  */
-#define PREFETCH 16
+#define CHUNK 32
+#define PROBE_AHEAD 3
 
-static inline __attribute__((always_inline)) int
-batch_body(struct reuse_exact *re, const struct reuse_exact_acc *v, size_t n, unsigned f)
+/* The stream access @a will go to, if known without adding a thread. */
+static inline __attribute__((always_inline)) const struct stream *
+stream_guess(struct reuse_exact *re, const struct reuse_exact_acc *a, unsigned f)
 {
-	u64 hash[PREFETCH];
-	struct reuse_exact_res res;
-	size_t i;
-	int err;
+	u64 idx;
 
-	for (i = 0; i < n && i < PREFETCH; i++)
-		hash[i] = lp_hash64(key_of(v[i].addr, f));
-	for (i = 0; i < n; i++) {
-		u64 key = key_of(v[i].addr, f), h = hash[i % PREFETCH];
-		int ti = v[i].tid == re->last_tid && re->last_idx >= 0 ? re->last_idx :
-			 reuse_exact__thread_index(re, v[i].tid);
-		/* the stream of a later access is a guess: this one's */
-		struct stream *s = stream_of(re, ti, f);
+	if (f & F_SHARED)
+		return &re->streams[0];
+	if (a->tid == re->last_tid && re->last_idx >= 0)
+		return &re->streams[re->last_idx];
+	if (lp_map__get(&re->tids, a->tid, &idx))
+		return &re->streams[idx];
+	return NULL;
+}
 
-		if (ti < 0)
-			return ti;
-		if (s->tab.v && i + PREFETCH / 2 < n) {
-			u64 h1 = hash[(i + PREFETCH / 2) % PREFETCH];
-			const struct ent *e = &s->tab.v[h1 & s->tab.mask];
+/* Hash @n accesses into @hash and touch their buckets. */
+static inline __attribute__((always_inline)) void
+chunk_prefetch(struct reuse_exact *re, const struct reuse_exact_acc *v, size_t n, u64 *hash,
+	       unsigned f)
+{
+	size_t j;
+
+	for (j = 0; j < n; j++) {
+		const struct stream *s = stream_guess(re, &v[j], f);
+
+		hash[j] = lp_hash64(key_of(v[j].addr, f));
+		if (s && s->tab.v) {
+			const struct ent *e = &s->tab.v[hash[j] & s->tab.mask];
+
+			/* the entries a probe usually reads (a 24-byte one straddles lines) */
+			__builtin_prefetch(e);
+			__builtin_prefetch((const char *)(e + PROBE_AHEAD) - 1);
+		}
+	}
+}
+
+/* The buckets of @n accesses have arrived: touch their marker words. */
+static inline __attribute__((always_inline)) void
+chunk_prefetch_marks(struct reuse_exact *re, const struct reuse_exact_acc *v, size_t n,
+		     const u64 *hash, unsigned f)
+{
+	size_t j;
+
+	for (j = 0; j < n; j++) {
+		const struct stream *s = stream_guess(re, &v[j], f);
+
+		if (s && s->tab.v) {
+			const struct ent *e = &s->tab.v[hash[j] & s->tab.mask];
 
 			/* no test of the key: a wrong word is harmless, a branch is not */
 			__builtin_prefetch(&s->mark[(e->slot < s->cap ? e->slot : 0) / 64]);
 		}
-		if (i + PREFETCH < n) {
-			u64 h2 = lp_hash64(key_of(v[i + PREFETCH].addr, f));
+	}
+}
 
-			hash[i % PREFETCH] = h2;
-			if (s->tab.v) {
-				const struct ent *e2 = &s->tab.v[h2 & s->tab.mask];
+static inline __attribute__((always_inline)) int
+batch_body(struct reuse_exact *re, const struct reuse_exact_acc *v, size_t n, unsigned f)
+{
+	u64 hash[2][CHUNK];
+	struct reuse_exact_res res;
+	size_t c, i;
+	int err, cur = 0;
 
-				/* both ends: a 24-byte entry straddles two lines 1 time in 4 */
-				__builtin_prefetch(e2);
-				__builtin_prefetch((const char *)(e2 + 1) - 1);
-			}
+	chunk_prefetch(re, v, n < CHUNK ? n : CHUNK, hash[0], f);
+	for (c = 0; c < n; c += CHUNK, cur ^= 1) {
+		size_t end = n - c < CHUNK ? n : c + CHUNK;
+		size_t next = n - end < CHUNK ? n - end : CHUNK;
+
+		chunk_prefetch(re, v + end, next, hash[cur ^ 1], f);
+		chunk_prefetch_marks(re, v + c, end - c, hash[cur], f);
+		for (i = c; i < end; i++) {
+			int ti = v[i].tid == re->last_tid && re->last_idx >= 0 ? re->last_idx :
+				 reuse_exact__thread_index(re, v[i].tid);
+
+			if (ti < 0)
+				return ti;
+			err = access_one(re, ti, key_of(v[i].addr, f), hash[cur][i - c],
+					 v[i].is_store, &res, f);
+			if (err)
+				return err;
 		}
-		err = access_one(re, ti, key, h, v[i].is_store, &res, f);
-		if (err)
-			return err;
 	}
 	return 0;
 }
+
+/* Each combination of flags the batch path is compiled for, or'ed with @x. */
+#define BATCH_CASES(re, v, n, x)						\
+	switch (flags_of(re)) {							\
+	case 0: return batch_body(re, v, n, 0 | (x));				\
+	case 1: return batch_body(re, v, n, 1 | (x));				\
+	case 2: return batch_body(re, v, n, 2 | (x));				\
+	case 3: return batch_body(re, v, n, 3 | (x));				\
+	case 4: return batch_body(re, v, n, 4 | (x));				\
+	case 5: return batch_body(re, v, n, 5 | (x));				\
+	case 6: return batch_body(re, v, n, 6 | (x));				\
+	case 7: return batch_body(re, v, n, 7 | (x));				\
+	case 12: return batch_body(re, v, n, 12 | (x));				\
+	case 13: return batch_body(re, v, n, 13 | (x));				\
+	case 14: return batch_body(re, v, n, 14 | (x));				\
+	default: return batch_body(re, v, n, 15 | (x));				\
+	}
 
 /* The marker counts are popcounts: one instruction where the CPU has it. */
 __attribute__((target("popcnt"))) static int
 batch_popcnt(struct reuse_exact *re, const struct reuse_exact_acc *v, size_t n)
 {
-	switch (flags_of(re)) {
-	case 0: return batch_body(re, v, n, 0);
-	case 1: return batch_body(re, v, n, 1);
-	case 2: return batch_body(re, v, n, 2);
-	case 3: return batch_body(re, v, n, 3);
-	case 4: return batch_body(re, v, n, 4);
-	case 5: return batch_body(re, v, n, 5);
-	case 6: return batch_body(re, v, n, 6);
-	case 7: return batch_body(re, v, n, 7);
-	case 12: return batch_body(re, v, n, 12);
-	case 13: return batch_body(re, v, n, 13);
-	case 14: return batch_body(re, v, n, 14);
-	default: return batch_body(re, v, n, 15);
-	}
+	BATCH_CASES(re, v, n, 0)
+}
+
+/* And a tree update is two vector adds a level where it has AVX2. */
+__attribute__((target("popcnt,avx2"))) static int
+batch_avx2(struct reuse_exact *re, const struct reuse_exact_acc *v, size_t n)
+{
+	BATCH_CASES(re, v, n, F_AVX2)
 }
 
 static int batch_generic(struct reuse_exact *re, const struct reuse_exact_acc *v,
@@ -1345,17 +1564,22 @@ batch_sampled(struct reuse_exact *re, const struct reuse_exact_acc *v, size_t n,
 	struct reuse_exact_acc buf[SAMPLED_BATCH];
 	u64 thresh = re->thresh, skipped = 0;
 	unsigned f = flags_of(re);
+	struct hot_loc hl = { .salt = re->salt };
 	u32 tid;
 	size_t i, nb = 0;
 	int ti, err;
 
 	if (!n)
 		return 0;
+	if (f & F_HOT)
+		hot_loc__load(re, &hl);
 	tid = v[0].tid;
 	ti = reuse_exact__thread_index(re, tid);
 	if (ti < 0)
 		return ti;
 	for (i = 0; i < n; i++) {
+		u64 key = key_of(v[i].addr, f), h = lp_hash64(key ^ hl.salt);
+
 		if (v[i].tid != tid) {
 			re->thr[ti].seen += skipped;
 			skipped = 0;
@@ -1365,7 +1589,7 @@ batch_sampled(struct reuse_exact *re, const struct reuse_exact_acc *v, size_t n,
 				return ti;
 		}
 		if (f & F_HOT) {
-			int a = hot__classify(re, key_of(v[i].addr, f));
+			int a = hot__classify_h(re, &hl, key, h);
 
 			if (a < 0) {
 				skipped++;
@@ -1374,7 +1598,7 @@ batch_sampled(struct reuse_exact *re, const struct reuse_exact_acc *v, size_t n,
 			buf[nb] = v[i];
 			buf[nb++].is_store = a | (v[i].is_store != 0);
 		} else {
-			if (shards_hash(re, key_of(v[i].addr, f)) >= thresh) {
+			if (shards_hll(re, h) >> (64 - SHARDS_BITS) >= thresh) {
 				skipped++;
 				continue;
 			}
@@ -1401,6 +1625,12 @@ sampled_popcnt(struct reuse_exact *re, const struct reuse_exact_acc *v, size_t n
 	return batch_sampled(re, v, n, batch_popcnt);
 }
 
+__attribute__((target("popcnt,avx2"))) static int
+sampled_avx2(struct reuse_exact *re, const struct reuse_exact_acc *v, size_t n)
+{
+	return batch_sampled(re, v, n, batch_avx2);
+}
+
 static int sampled_generic(struct reuse_exact *re, const struct reuse_exact_acc *v,
 			   size_t n)
 {
@@ -1412,9 +1642,13 @@ int reuse_exact__access_batch(struct reuse_exact *re,
 {
 	if (has_popcnt < 0)
 		has_popcnt = __builtin_cpu_supports("popcnt");
+	if (has_avx2 < 0)
+		has_avx2 = has_popcnt && __builtin_cpu_supports("avx2");
 	if (re->sampled)
-		return has_popcnt ? sampled_popcnt(re, v, n) : sampled_generic(re, v, n);
-	return has_popcnt ? batch_popcnt(re, v, n) : batch_generic(re, v, n);
+		return has_avx2 ? sampled_avx2(re, v, n) :
+		       has_popcnt ? sampled_popcnt(re, v, n) : sampled_generic(re, v, n);
+	return has_avx2 ? batch_avx2(re, v, n) :
+	       has_popcnt ? batch_popcnt(re, v, n) : batch_generic(re, v, n);
 }
 
 /* Add @d (may be < 0) to *@bin0, keeping it >= 0; what was added. */

@@ -2,7 +2,7 @@
 /*
  * Exact reuse distance of a full access trace, O(N log M) for N accesses
  * and M distinct addresses: a bitmap over access slots holds a 1 at the
- * latest access of every address (a Fenwick tree counts its words), a hash
+ * latest access of every address (a tree of counts over its words), a hash
  * maps address -> that slot, so the distance of a reuse is the number of
  * 1s after the previous slot. Slots are renumbered (compacted) when they
  * run out, so memory follows the number of distinct addresses, not the
@@ -55,7 +55,7 @@ enum reuse_exact_mode {
 struct reuse_exact_opts {
 	enum reuse_exact_mode mode;
 	enum reuse_gran gran;
-	u32 init_slots;		/* initial Fenwick capacity; 0: 65536 */
+	u32 init_slots;		/* initial time-axis slots; 0: 65536 */
 	/*
 	 * SHARDS (Waldspurger et al., FAST 2015): 0 or 1 for every key, else
 	 * only the keys with hash(key) mod 2^24 < rate x 2^24 (a spatial
