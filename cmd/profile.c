@@ -396,21 +396,20 @@ void profile__print_stats(const struct lp_session *s, const struct profile_opts 
 			"probes)%s ]\n", (unsigned long long)st->allocs, (unsigned long long)st->frees,
 			st->alloc_probes, st->alloc_stopped_at ? ", then --objects-max was reached: later allocations "
 			"are not named" : "");
+		if (st->alloc_hit_ns)
+			fprintf(stderr, "[ allocator probes: %llu hits at %.1f us each (measured at "
+				"setup): %.2f s", (unsigned long long)st->alloc_hits,
+				st->alloc_hit_ns / 1e3, st->alloc_hits * st->alloc_hit_ns / 1e9);
 		if (st->alloc_hit_ns && po->objects_budget)
-			fprintf(stderr, "[ allocator probes: %llu hits at %.1f us each (measured at setup): "
-				"%.2f s; in place %llu time%s, off %.2f s by --objects-budget %d "
-				"(allocations then are not named) ]\n",
-				(unsigned long long)st->alloc_hits, st->alloc_hit_ns / 1e3,
-				st->alloc_hits * st->alloc_hit_ns / 1e9,
+			fprintf(stderr, "; in place %llu time%s, off %.2f s by --objects-budget %d "
+				"(allocations then are not named)",
 				(unsigned long long)st->alloc_windows, st->alloc_windows == 1 ? "" : "s",
 				st->alloc_paused_ns / 1e9, po->objects_budget);
+		if (st->alloc_hit_ns)
+			fprintf(stderr, " ]\n");
 		if (st->alloc_dwarf)
 			fprintf(stderr, "[ %llu allocation call paths from a DWARF unwind of the "
 				"stack (frame pointers missing) ]\n", (unsigned long long)st->alloc_dwarf);
-		if (st->alloc_hit_ns && !po->objects_budget)
-			fprintf(stderr, "[ allocator probes: %llu hits at %.1f us each (measured at setup): "
-				"%.2f s ]\n", (unsigned long long)st->alloc_hits, st->alloc_hit_ns / 1e3,
-				st->alloc_hits * st->alloc_hit_ns / 1e9);
 	}
 	else if (po->objects && st->last_alloc_error)
 		fprintf(stderr, "[ heap objects not tracked: %s%s ]\n", strerror(-st->last_alloc_error),

@@ -8,6 +8,7 @@
  * Entries and returns are paired per thread into LP_EV_ALLOC / LP_EV_FREE.
  */
 #include <dirent.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -15,6 +16,8 @@
 
 #include "core/session-internal.h"
 #include "core/unwind.h"
+
+#include <capstone/capstone.h>
 
 /*
  * The cost budget (--objects-budget PCT): every probe hit is a trap,
@@ -28,7 +31,13 @@
  */
 #define BUDGET_START_NS 20000000ull	/* what the first window may cost */
 #define BUDGET_WINDOW_NS 20000000ull	/* reopen when this much is available */
-#define CALIB_CALLS 32			/* probe hits timed at setup */
+/*
+ * Calls (2 probe hits each) timed at setup: a short burst of traps cost
+ * 35-47 us each, 1000 of them 58-64 us (an entry probe with a call chain,
+ * here): too few calls underestimate.
+ */
+#define CALIB_CALLS 128
+#define CALIB_RING_PAGES 512		/* their records' ring: 256 stack copies */
 /* what the DWARF unwinder starts from: ip, sp and the callee-saved ones */
 #define UNWIND_REGS (1ull << LP_REG_IP | 1ull << LP_REG_SP | 1ull << LP_REG_BP | \
 		     1ull << LP_REG_BX | 1ull << LP_REG_R12 | 1ull << LP_REG_R13 | \
@@ -194,6 +203,53 @@ static int find_cxx(pid_t pid, char *path, size_t len)
 	return lib_file("libstdc++.so.6", path, len);
 }
 
+/*
+ * Where an entry-only probe of a function traps cheapest: the kernel
+ * emulates push and nop, and single-steps anything else out of line,
+ * which costs a second trap (measured: a probe on push 10 us, on nop 7,
+ * on mov/pop/lea 28-31). glibc's free starts 'test %rdi,%rdi; je' (the
+ * NULL check: nothing to track there) before its first push. @off moves to
+ * the first push or nop reached from the entry through instructions that
+ * write no register and branch only on that check; else it stays.
+ */
+static void cheap_entry(const char *path, u64 *off)
+{
+	u8 code[64];
+	const u8 *p = code;
+	size_t len = 0;
+	u64 addr = *off;
+	int fd, null_check = 0;
+	csh h;
+	cs_insn *in;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (pread(fd, code, sizeof(code), (off_t)*off) > 0)
+		len = sizeof(code);
+	close(fd);
+	if (!len || cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK)
+		return;
+	in = cs_malloc(h);
+	while (in && cs_disasm_iter(h, &p, &len, &addr, in)) {
+		if (in->id == X86_INS_PUSH || in->id == X86_INS_NOP) {
+			*off = in->address;
+			break;
+		}
+		if (in->id == X86_INS_ENDBR64)
+			continue;
+		if (in->id == X86_INS_TEST && !strcmp(in->op_str, "rdi, rdi")) {
+			null_check = 1;
+			continue;
+		}
+		if (!(in->id == X86_INS_JE && null_check))
+			break;
+	}
+	if (in)
+		cs_free(in, 1);
+	cs_close(&h);
+}
+
 /* The byte at @off of @path, or 0xcc (then never written back) if unreadable. */
 static u8 file_byte(const char *path, u64 off)
 {
@@ -220,50 +276,103 @@ void sess_alloc_free(struct lp_session *s)
 
 static void grave_add(struct lp_session *s, int fd);
 
-/* What the calibration probe traps on. */
-__attribute__((noinline)) int sess_alloc_calib_target(int x)
-{
-	__asm__ volatile("" : "+r"(x));
-	return x + 1;
-}
+/*
+ * What the calibration probes trap on: like malloc, a push first (the
+ * kernel emulates it; an instruction it single-steps would cost 3 times
+ * as much) with the return probe at the same address.
+ */
+int sess_alloc_calib_target(int x);
+__asm__(".text\n"
+	".globl sess_alloc_calib_target\n"
+	".type sess_alloc_calib_target, @function\n"
+	"sess_alloc_calib_target:\n"
+	"\tpush %rbx\n"
+	"\tlea 1(%rdi), %eax\n"
+	"\tpop %rbx\n"
+	"\tret\n"
+	".size sess_alloc_calib_target, . - sess_alloc_calib_target\n");
 
 /*
- * The cost of one probe hit on this machine: an entry uprobe on a
- * function of lociprof itself, called CALIB_CALLS times. The ns of one
- * (less the calls without it), or 0 if it could not be measured.
+ * The cost of one probe hit on this machine, as malloc's probes cost it:
+ * an entry and a return probe with malloc's attributes (registers, call
+ * chain, stack copy) on a function of lociprof itself, into a ring of
+ * their own, CALIB_CALLS calls (two hits each) less the calls alone. The
+ * ns of one hit, or 0 if it could not be measured.
  */
-static u64 calibrate(struct lp_session *s, struct lp_symbols *syms, int type)
+static u64 calibrate(struct lp_session *s, const struct allocprobes *ap,
+		     struct lp_symbols *syms)
 {
+	const struct perf_event_attr *tmpl[2] = { NULL, NULL };
 	struct perf_event_attr at;
 	char exe[PATH_MAX];
 	u64 off, t0, t1, t2, t3, hits = 0;
-	int fd, i, x = 0;
+	int fd[2] = { -1, -1 }, i, x = 0;
+	size_t len = (size_t)(1 + CALIB_RING_PAGES) * sysconf(_SC_PAGESIZE);
+	size_t small = (size_t)(1 + 8) * sysconf(_SC_PAGESIZE);
+	void *ring = MAP_FAILED, *sring = MAP_FAILED;
+	int sfd = -1;
+	u64 ns = 0;
 
-	if (exe_path(getpid(), exe, sizeof(exe)) ||
+	for (i = 0; i < ap->n; i++)
+		if (ap->fn[i] == LP_ALLOC_MALLOC)
+			tmpl[ap->ret[i]] = &ap->attrs[i];
+	if (!tmpl[0] || !tmpl[1] || exe_path(getpid(), exe, sizeof(exe)) ||
 	    symbols__func_file_offset(syms, exe, "sess_alloc_calib_target", &off))
 		return 0;
-	memset(&at, 0, sizeof(at));
-	at.size = sizeof(at);
-	at.type = type;
-	at.config1 = (u64)(uintptr_t)exe;
-	at.config2 = off;
+	/*
+	 * The program's own sampling event makes each trap dearer (measured:
+	 * an emulated probe 6.6 us alone, 22-28 us with a cpu-clock sampling
+	 * event every 100 us): the same one on lociprof while it measures.
+	 */
+	if (s->nattrs) {
+		at = s->attrs[0];
+		at.sigtrap = 0;
+		at.remove_on_exec = 0;
+		at.disabled = 0;
+		at.enable_on_exec = 0;
+		at.inherit = 0;
+		sfd = perf__open(&at, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		if (sfd >= 0)
+			sring = mmap(NULL, small, PROT_READ | PROT_WRITE, MAP_SHARED, sfd, 0);
+	}
 	t0 = sess_now_ns();	/* the calls alone */
 	for (i = 0; i < CALIB_CALLS; i++)
 		x = sess_alloc_calib_target(x);
 	t1 = sess_now_ns();
-	fd = perf__open(&at, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0)
-		return 0;
+	for (i = 0; i < 2; i++) {
+		at = *tmpl[i];
+		at.config1 = (u64)(uintptr_t)exe;
+		at.config2 = off;
+		fd[i] = perf__open(&at, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd[i] < 0)
+			goto out;
+	}
+	ring = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd[0], 0);
+	if (ring == MAP_FAILED) {	/* locked memory: a full ring drops, cheaper */
+		len = small;
+		ring = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd[0], 0);
+	}
+	if (ring == MAP_FAILED || ioctl(fd[1], PERF_EVENT_IOC_SET_OUTPUT, fd[0]) < 0)
+		goto out;
 	t2 = sess_now_ns();
 	for (i = 0; i < CALIB_CALLS; i++)
 		x = sess_alloc_calib_target(x);
 	t3 = sess_now_ns();
-	if (read(fd, &hits, sizeof(hits)) != sizeof(hits))
+	if (read(fd[0], &hits, sizeof(hits)) != sizeof(hits))
 		hits = 0;
-	grave_add(s, fd);	/* released later, in the background */
-	if (hits != CALIB_CALLS || x != 2 * CALIB_CALLS || t3 - t2 <= t1 - t0)
-		return 0;
-	return (t3 - t2 - (t1 - t0)) / CALIB_CALLS;
+	if (hits == CALIB_CALLS && x == 2 * CALIB_CALLS && t3 - t2 > t1 - t0)
+		ns = (t3 - t2 - (t1 - t0)) / (2 * CALIB_CALLS);
+out:
+	if (ring != MAP_FAILED)
+		munmap(ring, len);
+	if (sring != MAP_FAILED)
+		munmap(sring, small);
+	if (sfd >= 0)
+		close(sfd);
+	for (i = 0; i < 2; i++)
+		if (fd[i] >= 0)
+			grave_add(s, fd[i]);	/* released later, in the background */
+	return ns;
 }
 
 int sess_alloc_setup(struct lp_session *s, pid_t pid)
@@ -306,6 +415,8 @@ int sess_alloc_setup(struct lp_session *s, pid_t pid)
 				!symbols__file_imports(syms, exe, d->sym)) ||
 		    symbols__func_file_offset(syms, file, d->sym, &off))
 			continue;
+		if (d->fn == LP_ALLOC_FREE)	/* entry only, its argument kept */
+			cheap_entry(file, &off);
 		/* an alias of one probed already: both would fire */
 		for (j = 0; j < ap->n; j++)
 			if (ap->attrs[j].config1 == (u64)(uintptr_t)file &&
@@ -359,7 +470,7 @@ int sess_alloc_setup(struct lp_session *s, pid_t pid)
 	ap->t0 = sess_now_ns();
 	if (s->opts.objects_stack)
 		ap->unwinder = unwind__new();
-	ap->hit_ns = calibrate(s, syms, type);
+	ap->hit_ns = calibrate(s, ap, syms);
 	s->alloc = ap;
 	s->stats.alloc_probes = ap->n;
 	s->stats.alloc_hit_ns = ap->hit_ns;
