@@ -43,6 +43,7 @@
 		     1ull << LP_REG_BX | 1ull << LP_REG_R12 | 1ull << LP_REG_R13 | \
 		     1ull << LP_REG_R14 | 1ull << LP_REG_R15)
 #define BUDGET_DRAIN_MS 2		/* drain interval while the probes trap */
+#define ALLOC_WAKEUP 32			/* records of a probe that wake lociprof */
 
 /* What one probe reads (Documentation/architecture.md: no agent, no stop). */
 struct probe_def {
@@ -454,6 +455,12 @@ int sess_alloc_setup(struct lp_session *s, pid_t pid)
 			/* the user marker, then the frames we keep */
 			at->sample_max_stack = LP_ALLOC_MAX_FRAMES + 1;
 		}
+		/*
+		 * lociprof checks the budget as it reads the records: woken every
+		 * ALLOC_WAKEUP of them, not only at its 2 ms drains (a loaded
+		 * machine left it descheduled for thousands of hits)
+		 */
+		at->wakeup_events = ALLOC_WAKEUP;
 		/* one clock for the ring it shares (PERF_EVENT_IOC_SET_OUTPUT) */
 		at->use_clockid = 1;
 		at->clockid = CLOCK_MONOTONIC;

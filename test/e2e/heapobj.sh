@@ -121,9 +121,9 @@ if [ $rc = 0 ] && [ "${got% *}" -ge $((want - ${lost:-0})) ] 2>/dev/null && [ "$
 else
 	fail "--objects-budget 0 tracks every allocation" "exit $rc, want $want, got '$got': $(grep '^\[ heap' "$TMP/b0.err")"
 fi
-"$MB/malloc-rate" --iters 30000000 --expect > "$TMP/mr.json"
+"$MB/malloc-rate" --iters 60000000 --expect > "$TMP/mr.json"
 want=$(js "$TMP/mr.json" "d['allocations']")
-"$LOCIPROF" comdetect --objects "$MB/malloc-rate" --iters 30000000 > /dev/null 2> "$TMP/b.err"; rc=$?
+"$LOCIPROF" comdetect --objects "$MB/malloc-rate" --iters 60000000 > /dev/null 2> "$TMP/b.err"; rc=$?
 got=$(sed -n 's/^\[ heap objects: \([0-9]*\) allocations.*/\1/p' "$TMP/b.err")
 win=$(sed -n 's/^\[ allocator probes: .* in place \([0-9]*\) times\?,.*/\1/p' "$TMP/b.err")
 if [ $rc = 0 ] && [ "${got:-0}" -gt 0 ] && [ "$got" -lt "$want" ] && [ "${win:-0}" -ge 2 ]; then
