@@ -532,17 +532,28 @@ if section objects; then
 	t0=$(date +%s%N)
 	wait_release
 	echo "# then the kernel released the run's probes in the background in $(( ($(date +%s%N) - t0) / 1000000 )) ms"
-	printf "%-32s %9s %9s %9s %9s %9s\n" workload native no-obj objects ratio tracked
+	printf "%-32s %9s %9s %9s %9s %9s   %s\n" workload native no-obj objects ratio tracked "each run's ratio"
 	for it in 1000000 10000000 100000000; do
 		n=$(median "$MB/malloc-rate" --iters $it)
-		o=$(median_rel "$LP" comdetect -q --no-objects "$MB/malloc-rate" --iters $it)
-		d=$(median_rel "$LP" comdetect -q --objects "$MB/malloc-rate" --iters $it)
+		# alternating no-obj and objects runs (the load of a shared machine drifts);
+		# ratio: the median of the runs' ratios
+		for i in $(seq "$RUNS"); do
+			wait_release
+			x=$(wall "$LP" comdetect -q --no-objects "$MB/malloc-rate" --iters $it)
+			wait_release
+			y=$(wall "$LP" comdetect -q --objects "$MB/malloc-rate" --iters $it)
+			echo "$x $y $(ratio "$y" "$x")"
+		done > "$TMP/pairs"
+		o=$(awk '{print $1}' "$TMP/pairs" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+		d=$(awk '{print $2}' "$TMP/pairs" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+		r=$(awk '{print $3}' "$TMP/pairs" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
 		wait_release
 		k=$("$LP" comdetect --objects "$MB/malloc-rate" --iters $it 2>&1 >/dev/null |
 			sed -n 's/^\[ heap objects: \([0-9]*\) allocations.*/\1/p')
-		printf "%-32s %9s %9s %9s %9s %9s\n" "malloc-rate --iters $it" "$n" "$o" "$d" \
-			"$(ratio "$d" "$o")" "$k"
+		printf "%-32s %9s %9s %9s %9s %9s   %s\n" "malloc-rate --iters $it" "$n" "$o" "$d" \
+			"$r" "$k" "$(awk '{printf "%s ", $3}' "$TMP/pairs")"
 	done
-	echo "# objects: --objects with its default budget; ratio: objects / no-obj; tracked: allocations named in"
+	echo "# objects: --objects with its default budget; ratio: median of the alternating runs' objects / no-obj;"
+	echo "# tracked: allocations named in"
 	echo "# one more run; each comdetect run starts once the earlier runs' probes are released"
 fi
