@@ -4,7 +4,8 @@
  * PMU) on the allocator of the program, opened on each traced thread into
  * its ring like the sampling events. Entry probes sample the arguments
  * (rdi, rsi), return probes the result (rax) and the user call chain (frame
- * pointers, complete at the return: the caller's frame is back in rbp).
+ * pointers, complete at the return: the caller's frame is back in rbp;
+ * where they are missing, a DWARF unwind of a stack copy, core/unwind.c).
  * Entries and returns are paired per thread into LP_EV_ALLOC / LP_EV_FREE.
  */
 #include <dirent.h>
@@ -21,12 +22,14 @@
 
 /*
  * The cost budget (--objects-budget PCT): every probe hit is a trap,
- * whatever is kept of it (measured here: 30-55 us each on this 2-CPU VM,
- * a malloc/free pair 3 hits), so a size threshold or a sampled record
- * would save nothing. What bounds the cost is the time the probes are in
- * place: they are closed when hits x the measured cost of one exceed
- * BUDGET_START_NS + PCT% of the time since setup, and opened again once
- * the budget has grown by BUDGET_WINDOW_NS. Allocations are thus tracked
+ * whatever is kept of it (measured here: 7-10 us alone on an instruction
+ * the kernel emulates, 28-31 us on one it single-steps, about 3 times
+ * that beside a sampling event; a malloc/free pair 3 hits), so a size
+ * threshold or a sampled record would save nothing. What bounds the cost
+ * is the time the probes are in place: they are silenced (text_toggle)
+ * when hits x the measured cost of one exceed BUDGET_START_NS + PCT% of
+ * the time since setup, and armed again once the budget has grown by
+ * BUDGET_WINDOW_NS. Allocations are thus tracked
  * in windows, all of them in each (the program's first ones among them).
  */
 #define BUDGET_START_NS 20000000ull	/* what the first window may cost */

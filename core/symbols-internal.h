@@ -134,7 +134,7 @@ const struct sym *syms__find(const struct dso *d, const struct sym *v,
 int dso__code(struct dso *d, u64 vaddr, struct lp_srcloc *out);
 void dso__data(struct dso *d, u64 vaddr, u64 bias, struct lp_dataobj *out);
 /*
- * symbols-type.c: for the array variable at file address @start, the
+ * symbols-type.c: for the array-of-structs variable at file address @start, the
  * element and member @off falls in ("[3].count", into @buf) and the offset
  * left inside it (*@left). -ENOENT when @start is no array DWARF knows.
  */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Where inside a static array an address falls, from the DWARF type of
- * the variable: "[3].count" and the offset left inside that member. Each
+ * Where inside a static array of structs an address falls, from the DWARF
+ * type of the variable: "[3].count" and the offset left inside that member. Each
  * file's variables with a fixed address (DW_OP_addr: globals, file-level
  * and function-level statics) are gathered once, sorted by address.
  */
@@ -181,6 +181,22 @@ static bool step(Dwarf_Die *t, u64 *off, char *buf, size_t len, size_t *n)
 	return false;
 }
 
+/*
+ * Is array @t's element a struct, union or class? Arrays of scalars keep
+ * their plain 'name+offset' labels (tests and scripts read them so).
+ */
+static bool of_structs(Dwarf_Die *t)
+{
+	Dwarf_Attribute at;
+	Dwarf_Die e;
+	int tag;
+
+	if (!dwarf_attr_integrate(t, DW_AT_type, &at) || !dwarf_formref_die(&at, &e) || !strip(&e))
+		return false;
+	tag = dwarf_tag(&e);
+	return tag == DW_TAG_structure_type || tag == DW_TAG_union_type || tag == DW_TAG_class_type;
+}
+
 int dso__member(struct dso *d, u64 start, u64 off, char *buf, size_t len, u64 *left)
 {
 	Dwarf *dbg;
@@ -194,8 +210,8 @@ int dso__member(struct dso *d, u64 start, u64 off, char *buf, size_t len, u64 *l
 	v = d->ngvars ? bsearch(&key, d->gvars, d->ngvars, sizeof(*v), gvar_cmp) : NULL;
 	dbg = dso_dwarf(d);
 	if (!v || !dbg || !dwarf_offdie(dbg, v->type, &t) || !strip(&t) ||
-	    dwarf_tag(&t) != DW_TAG_array_type)
-		return -ENOENT;		/* only arrays get an element index */
+	    dwarf_tag(&t) != DW_TAG_array_type || !of_structs(&t))
+		return -ENOENT;		/* only arrays of structs get an element index */
 	for (depth = 0; depth < MEMBER_DEPTH && strip(&t) && step(&t, &off, buf, len, &n); depth++)
 		;
 	if (!n || n >= len)
