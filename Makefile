@@ -50,6 +50,10 @@ microbench/%: microbench/%.c microbench/mb.h microbench/pes.h
 test/bench/reuse-engine: test/bench/reuse-engine.o $(CORE_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
+# an allocation site without frame pointers: the DWARF unwind's test
+test/helpers/nofp-alloc: test/helpers/nofp-alloc.c
+	$(CC) -O2 -g -fomit-frame-pointer -Wall -Wextra -o $@ $<
+
 test/helpers/%: test/helpers/%.c
 	$(CC) -O1 -g -Wall -Wextra -D_GNU_SOURCE -I. -o $@ $< -lpthread -lm
 

@@ -131,10 +131,7 @@ void analysis__object_label(const struct lp_run *run, u64 addr, char *buf, size_
 	struct lp_dataobj obj;
 
 	if (run->syms && symbols__data(run->syms, run->pid, addr, &obj) == 0) {
-		if (obj.name)
-			snprintf(buf, len, "%s+%#" PRIx64, obj.label, obj.offset);
-		else
-			snprintf(buf, len, "%s", obj.label);
+		symbols__data_label(&obj, buf, len);
 	} else {
 		snprintf(buf, len, "unknown");
 	}

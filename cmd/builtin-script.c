@@ -59,16 +59,17 @@ static void print_code(struct lp_symbols *syms, u32 pid, u64 ip)
 static void print_data(struct lp_symbols *syms, u32 pid, u64 addr)
 {
 	struct lp_dataobj obj;
+	char buf[512];
 
 	printf(" => %#" PRIx64, addr);
 	if (!syms)
 		return;
-	if (symbols__data(syms, pid, addr, &obj))
+	if (symbols__data(syms, pid, addr, &obj)) {
 		printf(" [unknown]");
-	else if (obj.name)
-		printf(" %s+%#" PRIx64, obj.label, obj.offset);
-	else
-		printf(" %s", obj.label);
+	} else {
+		symbols__data_label(&obj, buf, sizeof(buf));
+		printf(" %s", buf);
+	}
 }
 
 static void print_header(const struct lp_data_header *h)

@@ -29,7 +29,25 @@ void profile_opts__init(struct profile_opts *po)
 	po->sync = -1;
 	po->pid = -1;
 	po->prev_insn = LP_PREV_PREFER;
-	po->objects_max = 10000;
+	po->objects_budget = 10;
+	po->objects_stack = 8192;
+}
+
+/* The kernel takes multiples of 8 up to 65528 (a u16 record size). */
+static int parse_objects_stack(void *obj, const char *arg)
+{
+	struct profile_opts *po = obj;
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(arg, &end, 0);
+	if (errno || end == arg || *end || v > 65528 || v % 8 || *arg == '-') {
+		lp_err("--objects-stack expects a multiple of 8 up to 65528, not '%s'", arg);
+		return -EINVAL;
+	}
+	po->objects_stack = (u32)v;
+	return 0;
 }
 
 static int parse_sampler(void *obj, const char *arg)
@@ -92,7 +110,15 @@ const struct lp_opt profile_options[] = {
 	{ "no-objects", 0, NULL, "do not track heap allocations (the default)", LP_OPT_CLEAR,
 	  PO(objects) },
 	{ "objects-max", 0, "N", "track the first N heap allocations, then remove the\n"
-	  "probes (each call costs a trap; default 10000, 0: all)", LP_OPT_U64, PO(objects_max) },
+	  "probes (default 0: no limit)", LP_OPT_U64, PO(objects_max) },
+	{ "objects-budget", 0, "PCT", "keep the allocator probes' traps below PCT% of the\n"
+	  "run: past it they stop trapping until the budget has\n"
+	  "grown (default 10, 0: always in place)", LP_OPT_INT, PO(objects_budget),
+	  0, 1000 },
+	{ "objects-stack", 0, "BYTES", "copy this much of the user stack at each allocation\n"
+	  "for a DWARF unwind of its call path where frame\n"
+	  "pointers are missing (default 8192, 0: frame pointers)", LP_OPT_CALL,
+	  .parse = parse_objects_stack },
 	{ "objects-all-threads", 0, NULL, "track the allocations of every thread, not only\n"
 	  "the first thread's (each thread's probes cost ~0.6 s\n"
 	  "of kernel time to remove)", LP_OPT_FLAG, PO(objects_all_threads) },
@@ -274,6 +300,8 @@ struct lp_session *profile__start(const struct profile_opts *po, int argc,
 	so.prev_insn = po->prev_insn;
 	so.objects = po->objects;
 	so.objects_max = po->objects_max;
+	so.objects_budget = po->objects_budget;
+	so.objects_stack = po->objects_stack;
 	so.objects_all_threads = po->objects_all_threads;
 	so.verbose = po->verbose;
 	err = session__new(&s, &so);
@@ -363,11 +391,26 @@ void profile__print_stats(const struct lp_session *s, const struct profile_opts 
 					100.0 * st->noaddr[i] / st->samples);
 		fprintf(stderr, " ]\n");
 	}
-	if (st->alloc_probes || st->allocs)
+	if (st->alloc_probes || st->allocs) {
 		fprintf(stderr, "[ heap objects: %llu allocations and %llu frees tracked (%d allocator "
 			"probes)%s ]\n", (unsigned long long)st->allocs, (unsigned long long)st->frees,
 			st->alloc_probes, st->alloc_stopped_at ? ", then --objects-max was reached: later allocations "
 			"are not named" : "");
+		if (st->alloc_hit_ns)
+			fprintf(stderr, "[ allocator probes: %llu hits at %.1f us each (measured at "
+				"setup): %.2f s", (unsigned long long)st->alloc_hits,
+				st->alloc_hit_ns / 1e3, st->alloc_hits * st->alloc_hit_ns / 1e9);
+		if (st->alloc_hit_ns && po->objects_budget)
+			fprintf(stderr, "; in place %llu time%s, off %.2f s by --objects-budget %d "
+				"(allocations then are not named)",
+				(unsigned long long)st->alloc_windows, st->alloc_windows == 1 ? "" : "s",
+				st->alloc_paused_ns / 1e9, po->objects_budget);
+		if (st->alloc_hit_ns)
+			fprintf(stderr, " ]\n");
+		if (st->alloc_dwarf)
+			fprintf(stderr, "[ %llu allocation call paths from a DWARF unwind of the "
+				"stack (frame pointers missing) ]\n", (unsigned long long)st->alloc_dwarf);
+	}
 	else if (po->objects && st->last_alloc_error)
 		fprintf(stderr, "[ heap objects not tracked: %s%s ]\n", strerror(-st->last_alloc_error),
 			st->last_alloc_error == -EACCES || st->last_alloc_error == -EPERM ?

@@ -22,6 +22,8 @@ struct profile_opts {
 	int nslots;
 	int objects;		/* --objects: track heap allocations */
 	u64 objects_max;	/* --objects-max */
+	int objects_budget;	/* --objects-budget */
+	u32 objects_stack;	/* --objects-stack */
 	int objects_all_threads;	/* --objects-all-threads */
 	int follow_fork;
 	int ldlat;

@@ -4,12 +4,49 @@
  * PMU) on the allocator of the program, opened on each traced thread into
  * its ring like the sampling events. Entry probes sample the arguments
  * (rdi, rsi), return probes the result (rax) and the user call chain (frame
- * pointers, complete at the return: the caller's frame is back in rbp).
+ * pointers, complete at the return: the caller's frame is back in rbp;
+ * where they are missing, a DWARF unwind of a stack copy, core/unwind.c).
  * Entries and returns are paired per thread into LP_EV_ALLOC / LP_EV_FREE.
  */
+#include <dirent.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <limits.h>
 
 #include "core/session-internal.h"
+#include "core/unwind.h"
+
+#include <capstone/capstone.h>
+
+/*
+ * The cost budget (--objects-budget PCT): every probe hit is a trap,
+ * whatever is kept of it (measured here: 7-10 us alone on an instruction
+ * the kernel emulates, 28-31 us on one it single-steps, about 3 times
+ * that beside a sampling event; a malloc/free pair 3 hits), so a size
+ * threshold or a sampled record would save nothing. What bounds the cost
+ * is the time the probes are in place: they are silenced (text_toggle)
+ * when hits x the measured cost of one exceed BUDGET_START_NS + PCT% of
+ * the time since setup, and armed again once the budget has grown by
+ * BUDGET_WINDOW_NS. Allocations are thus tracked
+ * in windows, all of them in each (the program's first ones among them).
+ */
+#define BUDGET_START_NS 20000000ull	/* what the first window may cost */
+#define BUDGET_WINDOW_NS 20000000ull	/* reopen when this much is available */
+/*
+ * Calls (2 probe hits each) timed at setup: a short burst of traps cost
+ * 35-47 us each, 1000 of them 58-64 us (an entry probe with a call chain,
+ * here): too few calls underestimate.
+ */
+#define CALIB_CALLS 128
+#define CALIB_RING_PAGES 512		/* their records' ring: 256 stack copies */
+/* what the DWARF unwinder starts from: ip, sp and the callee-saved ones */
+#define UNWIND_REGS (1ull << LP_REG_IP | 1ull << LP_REG_SP | 1ull << LP_REG_BP | \
+		     1ull << LP_REG_BX | 1ull << LP_REG_R12 | 1ull << LP_REG_R13 | \
+		     1ull << LP_REG_R14 | 1ull << LP_REG_R15)
+#define BUDGET_DRAIN_MS 2		/* drain interval while the probes trap */
+#define ALLOC_WAKEUP 32			/* records of a probe that wake lociprof */
 
 /* What one probe reads (Documentation/architecture.md: no agent, no stop). */
 struct probe_def {
@@ -170,10 +207,176 @@ static int find_cxx(pid_t pid, char *path, size_t len)
 	return lib_file("libstdc++.so.6", path, len);
 }
 
+/*
+ * Where an entry-only probe of a function traps cheapest: the kernel
+ * emulates push and nop, and single-steps anything else out of line,
+ * which costs a second trap (measured: a probe on push 10 us, on nop 7,
+ * on mov/pop/lea 28-31). glibc's free starts 'test %rdi,%rdi; je' (the
+ * NULL check: nothing to track there) before its first push. @off moves to
+ * the first push or nop reached from the entry through instructions that
+ * write no register and branch only on that check; else it stays.
+ */
+static void cheap_entry(const char *path, u64 *off)
+{
+	u8 code[64];
+	const u8 *p = code;
+	size_t len = 0;
+	u64 addr = *off;
+	int fd, null_check = 0;
+	csh h;
+	cs_insn *in;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (pread(fd, code, sizeof(code), (off_t)*off) > 0)
+		len = sizeof(code);
+	close(fd);
+	if (!len || cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK)
+		return;
+	in = cs_malloc(h);
+	while (in && cs_disasm_iter(h, &p, &len, &addr, in)) {
+		if (in->id == X86_INS_PUSH || in->id == X86_INS_NOP) {
+			*off = in->address;
+			break;
+		}
+		if (in->id == X86_INS_ENDBR64)
+			continue;
+		if (in->id == X86_INS_TEST && !strcmp(in->op_str, "rdi, rdi")) {
+			null_check = 1;
+			continue;
+		}
+		if (!(in->id == X86_INS_JE && null_check))
+			break;
+	}
+	if (in)
+		cs_free(in, 1);
+	cs_close(&h);
+}
+
+/* The byte at @off of @path, or 0xcc (then never written back) if unreadable. */
+static u8 file_byte(const char *path, u64 off)
+{
+	u8 b = 0xcc;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		if (pread(fd, &b, 1, (off_t)off) != 1)
+			b = 0xcc;
+		close(fd);
+	}
+	return b;
+}
+
 void sess_alloc_free(struct lp_session *s)
 {
+	if (s->alloc && s->alloc->grave_fd >= 0)
+		close(s->alloc->grave_fd);
+	if (s->alloc)
+		unwind__delete(s->alloc->unwinder);
 	free(s->alloc);
 	s->alloc = NULL;
+}
+
+static void grave_add(struct lp_session *s, int fd);
+
+/*
+ * What the calibration probes trap on: like malloc, a push first (the
+ * kernel emulates it; an instruction it single-steps would cost 3 times
+ * as much) with the return probe at the same address.
+ */
+int sess_alloc_calib_target(int x);
+__asm__(".text\n"
+	".globl sess_alloc_calib_target\n"
+	".type sess_alloc_calib_target, @function\n"
+	"sess_alloc_calib_target:\n"
+	"\tpush %rbx\n"
+	"\tlea 1(%rdi), %eax\n"
+	"\tpop %rbx\n"
+	"\tret\n"
+	".size sess_alloc_calib_target, . - sess_alloc_calib_target\n");
+
+/*
+ * The cost of one probe hit on this machine, as malloc's probes cost it:
+ * an entry and a return probe with malloc's attributes (registers, call
+ * chain, stack copy) on a function of lociprof itself, into a ring of
+ * their own, CALIB_CALLS calls (two hits each) less the calls alone. The
+ * ns of one hit, or 0 if it could not be measured.
+ */
+static u64 calibrate(struct lp_session *s, const struct allocprobes *ap,
+		     struct lp_symbols *syms)
+{
+	const struct perf_event_attr *tmpl[2] = { NULL, NULL };
+	struct perf_event_attr at;
+	char exe[PATH_MAX];
+	u64 off, t0, t1, t2, t3, hits = 0;
+	int fd[2] = { -1, -1 }, i, x = 0;
+	size_t len = (size_t)(1 + CALIB_RING_PAGES) * sysconf(_SC_PAGESIZE);
+	size_t small = (size_t)(1 + 8) * sysconf(_SC_PAGESIZE);
+	void *ring = MAP_FAILED, *sring = MAP_FAILED;
+	int sfd = -1;
+	u64 ns = 0;
+
+	for (i = 0; i < ap->n; i++)
+		if (ap->fn[i] == LP_ALLOC_MALLOC)
+			tmpl[ap->ret[i]] = &ap->attrs[i];
+	if (!tmpl[0] || !tmpl[1] || exe_path(getpid(), exe, sizeof(exe)) ||
+	    symbols__func_file_offset(syms, exe, "sess_alloc_calib_target", &off))
+		return 0;
+	/*
+	 * The program's own sampling event makes each trap dearer (measured:
+	 * an emulated probe 6.6 us alone, 22-28 us with a cpu-clock sampling
+	 * event every 100 us): the same one on lociprof while it measures.
+	 */
+	if (s->nattrs) {
+		at = s->attrs[0];
+		at.sigtrap = 0;
+		at.remove_on_exec = 0;
+		at.disabled = 0;
+		at.enable_on_exec = 0;
+		at.inherit = 0;
+		sfd = perf__open(&at, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		if (sfd >= 0)
+			sring = mmap(NULL, small, PROT_READ | PROT_WRITE, MAP_SHARED, sfd, 0);
+	}
+	t0 = sess_now_ns();	/* the calls alone */
+	for (i = 0; i < CALIB_CALLS; i++)
+		x = sess_alloc_calib_target(x);
+	t1 = sess_now_ns();
+	for (i = 0; i < 2; i++) {
+		at = *tmpl[i];
+		at.config1 = (u64)(uintptr_t)exe;
+		at.config2 = off;
+		fd[i] = perf__open(&at, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd[i] < 0)
+			goto out;
+	}
+	ring = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd[0], 0);
+	if (ring == MAP_FAILED) {	/* locked memory: a full ring drops, cheaper */
+		len = small;
+		ring = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd[0], 0);
+	}
+	if (ring == MAP_FAILED || ioctl(fd[1], PERF_EVENT_IOC_SET_OUTPUT, fd[0]) < 0)
+		goto out;
+	t2 = sess_now_ns();
+	for (i = 0; i < CALIB_CALLS; i++)
+		x = sess_alloc_calib_target(x);
+	t3 = sess_now_ns();
+	if (read(fd[0], &hits, sizeof(hits)) != sizeof(hits))
+		hits = 0;
+	if (hits == CALIB_CALLS && x == 2 * CALIB_CALLS && t3 - t2 > t1 - t0)
+		ns = (t3 - t2 - (t1 - t0)) / (2 * CALIB_CALLS);
+out:
+	if (ring != MAP_FAILED)
+		munmap(ring, len);
+	if (sring != MAP_FAILED)
+		munmap(sring, small);
+	if (sfd >= 0)
+		close(sfd);
+	for (i = 0; i < 2; i++)
+		if (fd[i] >= 0)
+			grave_add(s, fd[i]);	/* released later, in the background */
+	return ns;
 }
 
 int sess_alloc_setup(struct lp_session *s, pid_t pid)
@@ -216,6 +419,8 @@ int sess_alloc_setup(struct lp_session *s, pid_t pid)
 				!symbols__file_imports(syms, exe, d->sym)) ||
 		    symbols__func_file_offset(syms, file, d->sym, &off))
 			continue;
+		if (d->fn == LP_ALLOC_FREE)	/* entry only, its argument kept */
+			cheap_entry(file, &off);
 		/* an alias of one probed already: both would fire */
 		for (j = 0; j < ap->n; j++)
 			if (ap->attrs[j].config1 == (u64)(uintptr_t)file &&
@@ -240,30 +445,59 @@ int sess_alloc_setup(struct lp_session *s, pid_t pid)
 			at->sample_regs_user |= 1ull << LP_REG_SP;
 			at->sample_stack_user = MEMPTR_STACK;
 		}
+		if (d->ret && s->opts.objects_stack) {
+			/* a DWARF unwind where frame pointers are missing (unwind.h) */
+			at->sample_type |= PERF_SAMPLE_STACK_USER;
+			at->sample_regs_user |= UNWIND_REGS;
+			if (at->sample_stack_user < s->opts.objects_stack)
+				at->sample_stack_user = s->opts.objects_stack;
+		}
 		if (d->ret) {
 			at->sample_type |= PERF_SAMPLE_CALLCHAIN;
 			at->exclude_callchain_kernel = 1;
 			/* the user marker, then the frames we keep */
 			at->sample_max_stack = LP_ALLOC_MAX_FRAMES + 1;
 		}
+		/*
+		 * lociprof checks the budget as it reads the records: woken every
+		 * ALLOC_WAKEUP of them, not only at its 2 ms drains (a loaded
+		 * machine left it descheduled for thousands of hits)
+		 */
+		at->wakeup_events = ALLOC_WAKEUP;
 		/* one clock for the ring it shares (PERF_EVENT_IOC_SET_OUTPUT) */
 		at->use_clockid = 1;
 		at->clockid = CLOCK_MONOTONIC;
 		ap->fn[ap->n] = d->fn;
 		ap->ret[ap->n] = d->ret;
+		ap->orig[ap->n] = file_byte(file, off);
 		ap->n++;
 	}
 	if (!ap->n) {
 		err = -ENOENT;
 		goto out;
 	}
+	ap->grave_fd = -1;
+	ap->t0 = sess_now_ns();
+	if (s->opts.objects_stack)
+		ap->unwinder = unwind__new();
+	ap->hit_ns = calibrate(s, ap, syms);
 	s->alloc = ap;
 	s->stats.alloc_probes = ap->n;
+	s->stats.alloc_hit_ns = ap->hit_ns;
+	s->stats.alloc_windows = 1;
 	ap = NULL;
 out:
 	symbols__delete(syms);
 	free(ap);
 	return err;
+}
+
+/* Whether @t will get allocator probes with stack copies (its ring: bigger). */
+int sess_alloc_big_ring(const struct lp_session *s, const struct thread *t)
+{
+	return s->alloc && !s->alloc->stopped && s->opts.objects_stack &&
+	       (s->opts.objects_all_threads || t->tid == t->proc->pid) &&
+	       s->ring_pages * 4 <= 1024;
 }
 
 void sess_alloc_open(struct lp_session *s, struct thread *t)
@@ -272,7 +506,7 @@ void sess_alloc_open(struct lp_session *s, struct thread *t)
 	int i, fd;
 
 	t->napend = 0;
-	if (!ap || ap->stopped || !t->has_ring)
+	if (!ap || ap->stopped || ap->paused || !t->has_ring)
 		return;
 	/*
 	 * Each probe event costs ~45 ms of kernel time to release (see
@@ -322,16 +556,63 @@ void sess_alloc_open(struct lp_session *s, struct thread *t)
  * a grandchild process that closes them in the background (reparented to
  * init, never waited for) and lociprof drops its copies, which is cheap.
  */
+/* In the grandchild: every descriptor but the graves (a pipe to the shell stays open else). */
+static void close_all_but_graves(struct lp_session *s, int keep, int keep2)
+{
+	struct dirent *d;
+	DIR *dir = opendir("/proc/self/fd");
+	int i, fd;
+
+	if (!dir)
+		return;
+	while ((d = readdir(dir))) {
+		fd = atoi(d->d_name);
+		if (d->d_name[0] < '0' || d->d_name[0] > '9' || fd == dirfd(dir) || fd == keep ||
+		    fd == keep2)
+			continue;
+		for (i = 0; i < s->ngrave && s->grave[i] != fd; i++)
+			;
+		if (i == s->ngrave)
+			close(fd);
+	}
+	closedir(dir);
+}
+
+/*
+ * Releasing a uprobe event unregisters it, and the kernel waits for a
+ * grace period each time: ~45 ms per descriptor on this machine, one
+ * after another (closed in parallel they take as long). Closed at every
+ * thread exit, 14 probes stalled the session (2 threads: 0.12 s became
+ * 1.6 s; 64 threads: 1.3 s became 47 s). So the descriptors are handed to
+ * a grandchild process that closes them in the background (reparented to
+ * init, never waited for) and lociprof drops its copies, which is cheap.
+ * A probe traps until its own close: the graves go in probe order,
+ * malloc's first. ap->grave_fd reads EOF when the grandchild is done.
+ */
 void sess_alloc_bury(struct lp_session *s)
 {
+	int i, st, p[2] = { -1, -1 }, go[2] = { -1, -1 };
 	pid_t pid;
-	int i, st;
+	char c;
 
 	if (!s->ngrave)
 		return;
+	if (s->alloc && !pipe2(p, O_CLOEXEC | O_NONBLOCK)) {
+		if (s->alloc->grave_fd >= 0)	/* the new one finishes after it */
+			close(s->alloc->grave_fd);
+		s->alloc->grave_fd = p[0];
+	}
+	/* the last close pays the release: the grandchild's, after ours (EOF on go) */
+	if (pipe2(go, O_CLOEXEC))
+		go[0] = go[1] = -1;
 	pid = fork();
 	if (pid == 0) {
 		if (fork() == 0) {
+			prctl(PR_SET_NAME, "lociprof-rel");	/* make bench waits for it */
+			close_all_but_graves(s, p[1], go[0]);
+			if (go[0] >= 0)
+				while (read(go[0], &c, 1) < 0 && errno == EINTR)
+					;
 			for (i = 0; i < s->ngrave; i++)
 				close(s->grave[i]);
 			_exit(0);
@@ -343,6 +624,43 @@ void sess_alloc_bury(struct lp_session *s)
 	for (i = 0; i < s->ngrave; i++)	/* without the fork: the slow way */
 		close(s->grave[i]);
 	s->ngrave = 0;
+	for (i = 0; i < 2; i++) {
+		if (p[i] >= 0 && i == 1)
+			close(p[i]);
+		if (go[i] >= 0)
+			close(go[i]);
+	}
+}
+
+/* Are the probes buried last released? (their traps have stopped) */
+static int graves_released(struct lp_session *s)
+{
+	struct allocprobes *ap = s->alloc;
+	char c;
+
+	if (ap->grave_fd < 0)
+		return 1;
+	if (read(ap->grave_fd, &c, 1) != 0)	/* -1 EAGAIN: still closing */
+		return 0;
+	close(ap->grave_fd);
+	ap->grave_fd = -1;
+	return 1;
+}
+
+static void grave_add(struct lp_session *s, int fd)
+{
+	if (s->ngrave == s->capgrave) {
+		int ncap = s->capgrave ? s->capgrave * 2 : 64;
+		int *nv = realloc(s->grave, ncap * sizeof(*nv));
+
+		if (!nv) {
+			close(fd);
+			return;
+		}
+		s->grave = nv;
+		s->capgrave = ncap;
+	}
+	s->grave[s->ngrave++] = fd;
 }
 
 static void alloc_close_fds(struct lp_session *s, struct thread *t)
@@ -352,19 +670,7 @@ static void alloc_close_fds(struct lp_session *s, struct thread *t)
 	for (i = 0; i < t->nafds; i++) {
 		if (t->afds[i] < 0)
 			continue;
-		if (s->ngrave == s->capgrave) {
-			int ncap = s->capgrave ? s->capgrave * 2 : 64;
-			int *nv = realloc(s->grave, ncap * sizeof(*nv));
-
-			if (!nv) {
-				close(t->afds[i]);
-				t->afds[i] = -1;
-				continue;
-			}
-			s->grave = nv;
-			s->capgrave = ncap;
-		}
-		s->grave[s->ngrave++] = t->afds[i];
+		grave_add(s, t->afds[i]);
 		t->afds[i] = -1;
 	}
 	if (s->ngrave >= GRAVE_MAX)
@@ -376,6 +682,33 @@ void sess_alloc_close(struct lp_session *s, struct thread *t)
 	alloc_close_fds(s, t);
 	t->nafds = 0;
 	t->napend = 0;
+}
+
+/*
+ * The call path of an allocation: the frame-pointer chain the kernel
+ * walked, or where the return probe copied the stack, a DWARF unwind of
+ * it when that one is longer or disagrees from the caller's frame on (the
+ * chain went astray: the code keeps no frame pointers). @ev has the chain.
+ */
+static void alloc_path(struct lp_session *s, const struct lp_perf_sample *raw,
+		       struct lp_alloc *a)
+{
+	u64 pcs[LP_ALLOC_MAX_FRAMES];
+	int n, i;
+
+	if (!s->alloc->unwinder || !raw->stack_size || !(raw->regs_mask & 1ull << LP_REG_IP))
+		return;
+	n = unwind__frames(s->alloc->unwinder, raw->pid, raw->tid, raw->regs, raw->stack,
+			   raw->stack_size, pcs, LP_ALLOC_MAX_FRAMES);
+	if (n < 2)
+		return;
+	for (i = 1; i < n && i < a->nframes && pcs[i] == a->frames[i]; i++)
+		;
+	if (n <= a->nframes && i == n)
+		return;		/* the chain has it all */
+	memcpy(a->frames, pcs, n * sizeof(pcs[0]));
+	a->nframes = n;
+	s->stats.alloc_dwarf++;
 }
 
 static void emit(struct lp_session *s, const struct lp_perf_sample *raw, u32 type, u8 fn,
@@ -401,25 +734,190 @@ static void emit(struct lp_session *s, const struct lp_perf_sample *raw, u32 typ
 			continue;
 		ev.alloc.frames[ev.alloc.nframes++] = ip;
 	}
+	if (type == LP_EV_ALLOC)
+		alloc_path(s, raw, &ev.alloc);
 	sess_pending_push(s, &ev);
 }
 
 /*
- * Every probe hit costs the program a trap whether it is kept or not
- * (measured here: ~20 us): past the budget, closing the probes removes
- * the breakpoints. Records already in the rings are still read.
+ * Over budget, the probes stay open but stop trapping: removing one costs
+ * the kernel a grace period (~45 ms, one after another) during which the
+ * program keeps trapping, and opening it again as much at its next close.
+ * Instead lociprof writes the original instruction byte over the kernel's
+ * int3 in the program's text (/proc/PID/mem, as a debugger sets its own
+ * breakpoints): the traps stop at once; back in budget, the int3 is
+ * written again. The kernel copes with both: a hit whose int3 is gone
+ * re-executes the instruction, and unregistering leaves a byte that is no
+ * int3 alone (verify_opcode). Only in a process where a thread holds its
+ * probes open: an int3 with no probe registered would kill it (SIGTRAP).
+ * Returns the bytes written, or -errno.
  */
-static void stop_tracking(struct lp_session *s, u64 time)
+static int text_toggle(struct lp_session *s, pid_t pid, int arm)
 {
+	struct allocprobes *ap = s->alloc;
+	char line[PATH_MAX + 128];
+	struct stat st[LP_ALLOC_PROBES];
+	int i, fd, n = 0, err = 0;
+	FILE *maps;
+
+	for (i = 0; i < ap->n; i++)
+		if (stat((const char *)(uintptr_t)ap->attrs[i].config1, &st[i]))
+			st[i].st_ino = 0;
+	snprintf(line, sizeof(line), "/proc/%d/mem", pid);
+	fd = open(line, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	snprintf(line, sizeof(line), "/proc/%d/maps", pid);
+	maps = fopen(line, "re");
+	if (!maps) {
+		close(fd);
+		return -errno;
+	}
+	while (!err && fgets(line, sizeof(line), maps)) {
+		unsigned long long start, end, pgoff, ino;
+		unsigned int maj, mnr;
+		char perms[8];
+
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu", &start, &end, perms, &pgoff,
+			   &maj, &mnr, &ino) != 7 || perms[2] != 'x' || !ino)
+			continue;
+		for (i = 0; i < ap->n; i++) {
+			u64 off = ap->attrs[i].config2, addr = start + off - pgoff;
+			u8 now, want = arm ? 0xcc : ap->orig[i], was = arm ? ap->orig[i] : 0xcc;
+
+			if (st[i].st_ino != ino || st[i].st_dev != makedev(maj, mnr) ||
+			    off < pgoff || off - pgoff >= end - start || ap->orig[i] == 0xcc)
+				continue;
+			if (pread(fd, &now, 1, (off_t)addr) != 1) {
+				err = -errno;
+				break;
+			}
+			if (now != was)		/* done already (entry and return share it) */
+				continue;
+			if (pwrite(fd, &want, 1, (off_t)addr) != 1) {
+				err = -errno;
+				break;
+			}
+			n++;
+		}
+	}
+	fclose(maps);
+	close(fd);
+	return err ? err : n;
+}
+
+/* Toggle the probes of every process where a live thread holds them open. */
+static int text_toggle_all(struct lp_session *s, int arm)
+{
+	struct proc *pr;
+	struct thread *t;
+	int i, k, ret, n = 0;
+
+	for (pr = s->procs; pr; pr = pr->next) {
+		int open = 0;
+
+		for (i = 0; i < THREAD_HASH && !open; i++)
+			for (t = s->threads[i]; t && !open; t = t->hnext)
+				for (k = 0; t->proc == pr && t->state == TS_LIVE && k < t->nafds; k++)
+					open |= t->afds[k] >= 0;
+		if (!open)
+			continue;
+		ret = text_toggle(s, pr->pid, arm);
+		if (ret < 0)
+			return ret;
+		n += ret;
+	}
+	return n;
+}
+
+/*
+ * Stop the traps: @stop for good (--objects-max: every thread's probes are
+ * closed; records still in the rings are read, the ids stay known), else
+ * paused by the budget (text_toggle; closed as for good if that fails,
+ * then sess_alloc_tick opens them again).
+ */
+static void alloc_pause(struct lp_session *s, u64 time, int stop)
+{
+	struct allocprobes *ap = s->alloc;
 	struct thread *t;
 	int i;
 
+	if (!stop) {
+		ap->paused = 1;
+		ap->paused_at = time;
+		ap->text_paused = text_toggle_all(s, 0) > 0;
+		if (ap->text_paused)
+			return;
+	}
 	for (i = 0; i < THREAD_HASH; i++)
 		for (t = s->threads[i]; t; t = t->hnext)
 			alloc_close_fds(s, t);
 	sess_alloc_bury(s);	/* now: every probe hit costs the program a trap */
-	s->alloc->stopped = 1;
-	s->stats.alloc_stopped_at = time;
+	if (stop) {
+		ap->stopped = 1;
+		s->stats.alloc_stopped_at = time;
+	}
+}
+
+/* What the budget allows the probes to have cost by @now (ns). */
+static u64 budget_ns(const struct lp_session *s, u64 now)
+{
+	const struct allocprobes *ap = s->alloc;
+
+	return BUDGET_START_NS + (now - ap->t0) / 100 * s->opts.objects_budget;
+}
+
+static int over_budget(const struct lp_session *s, u64 now, u64 margin)
+{
+	const struct allocprobes *ap = s->alloc;
+
+	return s->opts.objects_budget && ap->hit_ns && now > ap->t0 &&
+	       ap->hits * ap->hit_ns + margin > budget_ns(s, now);
+}
+
+/*
+ * The budget is checked as records are read: while the probes trap, every
+ * 2 ms rather than every drain interval (20 ms of traps past the budget,
+ * and records with stack copies lost from a full ring).
+ */
+int sess_alloc_drain_ms(const struct lp_session *s)
+{
+	const struct allocprobes *ap = s->alloc;
+
+	if (ap && !ap->stopped && !ap->paused)
+		return BUDGET_DRAIN_MS;
+	return DRAIN_INTERVAL_MS;
+}
+
+void sess_alloc_tick(struct lp_session *s)
+{
+	struct allocprobes *ap = s->alloc;
+	struct thread *t;
+	u64 now;
+	int i;
+
+	if (!ap || ap->stopped || !ap->paused)
+		return;
+	now = sess_now_ns();
+	if (over_budget(s, now, BUDGET_WINDOW_NS))
+		return;
+	if (ap->text_paused) {
+		if (text_toggle_all(s, 1) < 0)
+			return;
+	} else if (!graves_released(s)) {
+		return;	/* the closed probes' last records are read first */
+	}
+	sess_drain_all(s);
+	ap->paused = 0;
+	s->stats.alloc_paused_ns += now - ap->paused_at;
+	s->stats.alloc_windows++;
+	for (i = 0; i < THREAD_HASH; i++)
+		for (t = s->threads[i]; t; t = t->hnext)
+			if (t->state == TS_LIVE && t->has_ring && (!ap->text_paused || !t->nafds)) {
+				t->nafds = 0;
+				sess_alloc_open(s, t);
+			}
+	ap->text_paused = 0;
 }
 
 /*
@@ -449,6 +947,16 @@ static int memptr_read(const struct lp_perf_sample *raw, u64 memptr, u64 *out)
 	return n == 8 && *out ? 0 : -ENOENT;
 }
 
+void sess_alloc_finish(struct lp_session *s)
+{
+	struct allocprobes *ap = s->alloc;
+
+	if (ap && ap->paused && !ap->stopped) {
+		s->stats.alloc_paused_ns += sess_now_ns() - ap->paused_at;
+		ap->paused_at = sess_now_ns();
+	}
+}
+
 /* A record of an allocator probe of @t (1), or not one (0). */
 int sess_alloc_sample(struct lp_session *s, struct thread *t, u64 id,
 		      const struct perf_event_header *h)
@@ -468,6 +976,9 @@ int sess_alloc_sample(struct lp_session *s, struct thread *t, u64 id,
 	fn = ap->fn[t->aprobe[k]];
 	if (perf_sample__parse(h, h->size, at->sample_type, at->sample_regs_user, &raw))
 		return 1;
+	s->stats.alloc_hits = ++s->alloc->hits;
+	if (!ap->stopped && !ap->paused && over_budget(s, raw.time, 0))
+		alloc_pause(s, raw.time, 0);
 	if (fn == LP_ALLOC_FREE || fn == LP_ALLOC_MUNMAP) {
 		if (raw.regs[LP_REG_DI])
 			emit(s, &raw, LP_EV_FREE, fn, raw.regs[LP_REG_DI], 0);
@@ -533,8 +1044,8 @@ int sess_alloc_sample(struct lp_session *s, struct thread *t, u64 id,
 		emit(s, &raw, LP_EV_FREE, LP_ALLOC_FREE, p->old, 0);
 	if (raw.regs[LP_REG_AX]) {
 		emit(s, &raw, LP_EV_ALLOC, fn, raw.regs[LP_REG_AX], p->size);
-		if (++s->alloc->nallocs == s->opts.objects_max)
-			stop_tracking(s, raw.time);
+		if (++s->alloc->nallocs == s->opts.objects_max && !ap->stopped)
+			alloc_pause(s, raw.time, 1);
 	}
 	return 1;
 }

@@ -415,6 +415,15 @@ static int open_events(struct lp_session *s, struct thread *t)
 	 * (kernel.perf_event_mlock_kb per CPU, then RLIMIT_MEMLOCK): smaller
 	 * rings keep later threads monitored, drained as often.
 	 */
+	/*
+	 * A thread with allocator probes copying 8 KiB stacks fills a 64-page
+	 * ring in 30 allocations: 4 times the pages, then as many as allowed.
+	 */
+	if (sess_alloc_big_ring(s, t)) {
+		err = ring__mmap(&t->ring, t->fds[0], s->ring_pages * 4);
+		if (!err)
+			goto mapped;
+	}
 	for (;;) {
 		err = ring__mmap(&t->ring, t->fds[0], s->ring_pages);
 		if (err != -EPERM || s->ring_pages == 1)
@@ -428,6 +437,7 @@ static int open_events(struct lp_session *s, struct thread *t)
 	}
 	if (err)
 		goto out_close;
+mapped:
 	t->has_ring = 1;
 	sess_alloc_open(s, t);
 	{

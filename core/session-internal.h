@@ -81,6 +81,16 @@ struct allocprobes {
 	u8 ret[LP_ALLOC_PROBES];
 	u64 nallocs;		/* LP_EV_ALLOC emitted */
 	int stopped;		/* objects_max reached: probes closed */
+	/* the cost budget (--objects-budget): probe hits x their measured cost */
+	u64 hits;		/* allocator probe records read: one trap each */
+	u64 hit_ns;		/* one hit's cost, measured at setup; 0: not measured */
+	u64 t0;			/* CLOCK_MONOTONIC ns at setup */
+	int paused;		/* over budget: probes off until it allows more */
+	u64 paused_at;
+	struct lp_unwinder *unwinder;	/* DWARF call paths (--objects-stack) */
+	int text_paused;	/* ...by writing the original bytes back (session-alloc.c) */
+	u8 orig[LP_ALLOC_PROBES];	/* the byte the kernel's int3 replaced */
+	int grave_fd;		/* read end: EOF once the buried probes are released */
 };
 
 /* An allocator call entered, its return not seen yet. */
@@ -199,10 +209,17 @@ void sess_finish(struct lp_session *s);
 int sess_alloc_setup(struct lp_session *s, pid_t pid);
 void sess_alloc_free(struct lp_session *s);
 void sess_alloc_open(struct lp_session *s, struct thread *t);
+int sess_alloc_big_ring(const struct lp_session *s, const struct thread *t);
 void sess_alloc_close(struct lp_session *s, struct thread *t);
 void sess_alloc_bury(struct lp_session *s);
 int sess_alloc_sample(struct lp_session *s, struct thread *t, u64 id,
 		      const struct perf_event_header *h);
+/* Between drains: reopen paused probes when the budget allows. */
+void sess_alloc_tick(struct lp_session *s);
+/* How long the session may sleep between drains (shorter while probes trap). */
+int sess_alloc_drain_ms(const struct lp_session *s);
+/* At the end of the run: the time paused so far into the stats. */
+void sess_alloc_finish(struct lp_session *s);
 
 /* session-events.c: perf events, rings, watchpoints */
 int sess_execute_actions(struct lp_session *s);

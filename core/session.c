@@ -442,7 +442,7 @@ int session__run(struct lp_session *s)
 	/* our own descriptors while tracing, less the exec-status pipe */
 	s->stats.fds_at_start = session__count_fds() - (s->exec_errno_fd >= 0);
 	while (!s->stop && s->nlive > 0) {
-		n = epoll_wait(s->epfd, evs, ARRAY_SIZE(evs), DRAIN_INTERVAL_MS);
+		n = epoll_wait(s->epfd, evs, ARRAY_SIZE(evs), sess_alloc_drain_ms(s));
 		if (n < 0 && errno != EINTR)
 			break;
 		if (n > 0) {
@@ -457,8 +457,10 @@ int session__run(struct lp_session *s)
 		if (tid < 0 && errno == ECHILD && !s->attached)
 			sess_forget_untraced(s);
 		sess_drain_all(s);
+		sess_alloc_tick(s);
 	}
 	sess_check_exec_failure(s);
+	sess_alloc_finish(s);
 	sess_finish(s);
 	sess_drain_all(s);
 	sess_flush_pending(s);

@@ -31,6 +31,8 @@ struct lp_session_opts {
 	int objects;		/* track heap allocations (allocator uprobes) */
 	u64 objects_max;	/* ...the first this many per run, then stop (0: all) */
 	int objects_all_threads;	/* ...in every thread, not only each process's first */
+	u32 objects_budget;
+	u32 objects_stack;	/* ...copying this much user stack for DWARF call paths (0: off) */	/* ...while the probes cost at most this % of the run (0: always) */
 	int verbose;
 };
 
@@ -62,6 +64,11 @@ struct lp_session_stats {
 	int last_alloc_error;		/* -errno of the last one */
 	int alloc_probes;		/* allocator probes per thread, 0: not tracked */
 	u64 alloc_stopped_at;		/* time tracking stopped at objects_max, 0: never */
+	u64 alloc_dwarf;		/* allocations whose path is a DWARF unwind */
+	u64 alloc_hits;			/* allocator probe hits (records read) */
+	u64 alloc_hit_ns;		/* measured cost of one, 0: not measured */
+	u64 alloc_windows;		/* times the probes were opened (budget) */
+	u64 alloc_paused_ns;		/* time they were closed by the budget */
 };
 
 /* Called for every event, in time order per drain; may push actions. */

@@ -126,6 +126,10 @@ void dso__unload(struct dso *d)
 	free(d->objs);
 	free(d->tls);
 	free(d->sects);
+	free(d->gvars);
+	d->gvars = NULL;
+	d->ngvars = 0;
+	d->gvars_done = false;
 	d->segs = NULL;
 	d->funcs = d->objs = d->tls = NULL;
 	d->sects = NULL;
@@ -744,6 +748,9 @@ void dso__data(struct dso *d, u64 vaddr, u64 bias, struct lp_dataobj *out)
 		out->offset = vaddr - o->start;
 		out->size = o->size;
 		snprintf(out->label, sizeof(out->label), "%s", o->name);
+		if (dso__member(d, o->start, vaddr - o->start, out->member, sizeof(out->member),
+				&out->member_offset))
+			out->member[0] = 0;
 	} else if (sc) {
 		snprintf(out->label, sizeof(out->label), "%s of %s", sc->name,
 			 d->base);

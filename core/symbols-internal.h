@@ -84,6 +84,9 @@ struct dso {
 	struct code_entry **cache;
 	size_t cache_cap, cache_n;
 	struct label *strs;		/* source paths made absolute */
+	struct gvar *gvars;		/* variables at fixed addresses (symbols-type.c) */
+	size_t ngvars;
+	bool gvars_done;
 };
 
 enum { BIAS_UNKNOWN = 0, BIAS_OK, BIAS_BAD };
@@ -130,6 +133,12 @@ const struct sym *syms__find(const struct dso *d, const struct sym *v,
 			     size_t n, u64 vaddr, bool allow_unsized);
 int dso__code(struct dso *d, u64 vaddr, struct lp_srcloc *out);
 void dso__data(struct dso *d, u64 vaddr, u64 bias, struct lp_dataobj *out);
+/*
+ * symbols-type.c: for the array-of-structs variable at file address @start, the
+ * element and member @off falls in ("[3].count", into @buf) and the offset
+ * left inside it (*@left). -ENOENT when @start is no array DWARF knows.
+ */
+int dso__member(struct dso *d, u64 start, u64 off, char *buf, size_t len, u64 *left);
 int dso__func_file_offset(struct dso *d, const char *name, u64 *off);
 bool dso__imports(struct dso *d, const char *name);
 

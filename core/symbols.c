@@ -555,6 +555,16 @@ int symbols__data(struct lp_symbols *s, u32 pid, u64 addr, struct lp_dataobj *ou
 	return 0;
 }
 
+int symbols__data_label(const struct lp_dataobj *obj, char *buf, size_t len)
+{
+	if (obj->name && obj->member[0])
+		return snprintf(buf, len, "%s%s+%#" PRIx64, obj->label, obj->member,
+				obj->member_offset);
+	if (obj->name)
+		return snprintf(buf, len, "%s+%#" PRIx64, obj->label, obj->offset);
+	return snprintf(buf, len, "%s", obj->label);
+}
+
 int symbols__read_proc_maps(pid_t pid,
 			    int (*cb)(void *arg, const struct lp_mmap *m),
 			    void *arg)

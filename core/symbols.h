@@ -57,7 +57,18 @@ struct lp_dataobj {
 	 * tracked heap block, "[heap]", "[stack]", "[anon]", "[vdso]",
 	 * ".bss of libfoo.so", or the mapped file's base name. */
 	char label[320];
+	/* In a static array of structs whose DWARF type is known: the element and member
+	 * holding addr ("[3].count") and addr's offset inside it; else "". */
+	char member[128];
+	u64 member_offset;
 };
+
+/*
+ * How every command prints a data address: "label+0x8", or in a static
+ * array of structs "slots[3].count+0x4" (the offset inside the member), or the bare
+ * label of an unnamed region. Returns what snprintf does.
+ */
+int symbols__data_label(const struct lp_dataobj *obj, char *buf, size_t len);
 
 struct lp_symbols *symbols__new(void);
 void symbols__delete(struct lp_symbols *s);

@@ -40,6 +40,17 @@ median() {
 
 ratio() { echo "scale=3; $1 / $2" | bc; }
 
+# until the probes of earlier lociprof runs are released (lociprof-rel, see
+# sess_alloc_bury: ~45 ms per probe, one after another, in the background;
+# a run opening probes meanwhile waits for them)
+wait_release() { while pgrep -x lociprof-rel > /dev/null; do sleep 0.02; done; }
+
+# median of RUNS wall times of "$@", each started once the earlier probes are released
+median_rel() {
+	local i
+	for i in $(seq "$RUNS"); do wait_release; wall "$@"; done | sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'
+}
+
 S() {	# similarity of two comdetect/reuse JSON files, all
 	"$LP" compare --json "$TMP/cmp.json" "$1" "$2" > /dev/null 2>&1 &&
 		python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print('%.3f %.3f' % (d['similarity']['all'], d.get('false_fraction',{}).get('error',float('nan'))))" "$TMP/cmp.json"
@@ -513,18 +524,39 @@ if section objects; then
 	echo
 	echo "## heap-object tracking (allocator uprobes): microbench/malloc-rate under comdetect"
 	echo "# goal (issue 21): <= 1.3x of comdetect --no-objects on a malloc-heavy program;"
-	echo "# every probe hit is a trap, so only --objects-max bounds the cost"
+	echo "# every probe hit is a trap: the budget (--objects-budget, default 10%) bounds the cost"
 	# every pair tracked: the cost of one (3 probe hits: malloc, its return, free)
-	a=$(median "$LP" comdetect -q --objects --objects-max 0 "$MB/malloc-rate" --iters 20000)
-	z=$(median "$LP" comdetect -q --no-objects "$MB/malloc-rate" --iters 20000)
-	echo "# one tracked malloc/free pair: $(echo "scale=1; ($a - $z) * 1000000 / 20000" | bc) us"
-	printf "%-32s %9s %9s %9s %9s\n" workload native no-obj objects ratio
-	for it in 1000000 100000000; do
+	a=$(median_rel "$LP" comdetect -q --objects --objects-budget 0 "$MB/malloc-rate" --iters 20000)
+	z=$(median_rel "$LP" comdetect -q --no-objects "$MB/malloc-rate" --iters 20000)
+	echo "# one tracked malloc/free pair (--objects-budget 0): $(echo "scale=1; ($a - $z) * 1000000 / 20000" | bc) us"
+	wait_release
+	"$LP" comdetect --objects --objects-budget 0 "$MB/malloc-rate" --iters 20000 2>&1 >/dev/null |
+		grep '^\[ allocator probes' | sed 's/^/# /'
+	t0=$(date +%s%N)
+	wait_release
+	echo "# then the kernel released the run's probes in the background in $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+	printf "%-32s %9s %9s %9s %9s %9s   %s\n" workload native no-obj objects ratio tracked "each run's ratio"
+	for it in 1000000 10000000 100000000; do
 		n=$(median "$MB/malloc-rate" --iters $it)
-		o=$(median "$LP" comdetect -q --no-objects "$MB/malloc-rate" --iters $it)
-		d=$(median "$LP" comdetect -q --objects "$MB/malloc-rate" --iters $it)
-		printf "%-32s %9s %9s %9s %9s\n" "malloc-rate --iters $it" "$n" "$o" "$d" \
-			"$(ratio "$d" "$o")"
+		# alternating no-obj and objects runs (the load of a shared machine drifts);
+		# ratio: the median of the runs' ratios
+		for i in $(seq "$RUNS"); do
+			wait_release
+			x=$(wall "$LP" comdetect -q --no-objects "$MB/malloc-rate" --iters $it)
+			wait_release
+			y=$(wall "$LP" comdetect -q --objects "$MB/malloc-rate" --iters $it)
+			echo "$x $y $(ratio "$y" "$x")"
+		done > "$TMP/pairs"
+		o=$(awk '{print $1}' "$TMP/pairs" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+		d=$(awk '{print $2}' "$TMP/pairs" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+		r=$(awk '{print $3}' "$TMP/pairs" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+		wait_release
+		k=$("$LP" comdetect --objects "$MB/malloc-rate" --iters $it 2>&1 >/dev/null |
+			sed -n 's/^\[ heap objects: \([0-9]*\) allocations.*/\1/p')
+		printf "%-32s %9s %9s %9s %9s %9s   %s\n" "malloc-rate --iters $it" "$n" "$o" "$d" \
+			"$r" "$k" "$(awk '{printf "%s ", $3}' "$TMP/pairs")"
 	done
-	echo "# --objects with its default --objects-max 10000 (then the probes are closed); ratio: objects / no-obj"
+	echo "# objects: --objects with its default budget; ratio: median of the alternating runs' objects / no-obj;"
+	echo "# tracked: allocations named in"
+	echo "# one more run; each comdetect run starts once the earlier runs' probes are released"
 fi

@@ -46,3 +46,16 @@ named=$(grep -cE "=> 0x[0-9a-f]+ tls_buf of T0 \(tid $tid0\)\+0x[0-9a-f]+" "$TMP
 [ -n "$tid0" ] && [ "$n" -ge 10 ] && [ "$named" = "$n" ] &&
 	ok "TLS of the first thread: all $n samples of main_sweep name 'tls_buf of T0 (tid $tid0)'" ||
 	fail "TLS of the first thread named" "$named of $n: $(grep -o '=> .*' "$TMP/mtls.txt" | head -2)"
+
+# --- an element of a static array of structs: test/helpers/structarr
+# hammers slots[E].count (E chosen here at random); the label comes from
+# the array's DWARF type: slots[E].count+0, the element and member named
+e=$((RANDOM % 8))
+"$LOCIPROF" record -q -o "$TMP/sa.data" "$TOP/test/helpers/structarr" "$e" 50000000 > /dev/null 2> "$TMP/err"; rc=$?
+"$LOCIPROF" script -i "$TMP/sa.data" 2> /dev/null | grep -oE '=> 0x[0-9a-f]+ slots[^ ]*' | awk '{print $3}' | sort | uniq -c | sort -rn > "$TMP/sa.txt"
+top=$(awk 'NR == 1 {print $2}' "$TMP/sa.txt"); n=$(awk 'NR == 1 {print $1}' "$TMP/sa.txt")
+if [ $rc = 0 ] && [ "$top" = "slots[$e].count+0" ] && [ "${n:-0}" -ge 20 ]; then
+	ok "static array of structs: $n samples name 'slots[$e].count+0' (element $e, from DWARF)"
+else
+	fail "static array element labels" "exit $rc, want slots[$e].count+0: $(head -3 "$TMP/sa.txt" | tr '\n' ' ')"
+fi
