@@ -20,8 +20,8 @@
 K=$TOP/test/data/kernels
 # the sizes of make bench (the kernels' defaults; lackey takes 5-25 s each
 # here): at a tenth of them the trace facility's estimate is noise (2,000
-# samples, a few hundred long reuses: D1 misses 0.3-13.6% on the stencil
-# over 8 seeds against cachegrind's 9.9%)
+# samples at -c 101: the stencil's D1 miss 0.28-12.63% over 8 seeds with
+# --survival against cachegrind's 9.87%)
 RUNS="sweep:80 stencil:10 chase:1000000"
 GEOM="--I1=32768,8,64 --D1=49152,12,64 --LL=1048576,16,64"
 PERIOD=1009	# accesses per sample (prime to a line's 8 longs)
