@@ -349,6 +349,9 @@ void reuse_report__print(const void *view, FILE *f)
 		fprintf(f, "# weights: survival (--survival): %" PRIu64 " watches replaced before their "
 			"reuse counted as censored, each a reuse later than its age (Kaplan-Meier)\n",
 			res->censored);
+	else if (!r->exact && res->survival_unapplied)
+		fprintf(f, "# weights: --survival not applied (it needs every reuse time counted by "
+			"access counters); 1/P(observed) instead\n");
 	if (!r->exact && res->access_weighted)
 		fprintf(f, "# %" PRIu64 " detections also weighted by the accesses a sample stood for "
 			"near their use (time-based sampling: per access, not per CPU time)\n",

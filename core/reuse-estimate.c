@@ -847,8 +847,10 @@ static int ru_survival(struct reuse *ru, struct reuse_result *r)
 	if (ru->cfg.unweighted || !ru->cfg.survival || !ru->ndet)
 		return 0;
 	for (d = 0; d < ru->ndet; d++)
-		if (!ru->det[d].aged)
+		if (!ru->det[d].aged) {
+			r->survival_unapplied = 1;
 			return 0;
+		}
 	if (ru_strata(ru))
 		return -ENOMEM;
 	o = malloc((ru->ndet + ru->ncens) * sizeof(*o));

@@ -150,6 +150,8 @@ struct reuse_result {
 	u64 censored;				/* replaced watches behind survival
 						 * weights (counter path), else 0 */
 	int survival;				/* survival weights, not Horvitz-Thompson */
+	int survival_unapplied;			/* asked for, but some detection had no
+						 * counted age: Horvitz-Thompson */
 	int window;				/* footprint window (cfg.window) */
 	u64 rate_pairs_local;			/* stride pairs behind access_rate, if local */
 	int npairs;
