@@ -312,8 +312,8 @@ if section tracefac; then
 	echo "# equal bin for bin to reuse --trace --shared-cache: test/e2e/ribench.sh). S: stack distance,"
 	echo "# T: time distance (before the footprint conversion); inv-err: |invalidation fraction"
 	echo "# error|; period 2000 accesses (short) and 20000 (long); goals S >= 0.95 private, 0.93 shared;"
-	echo "# S-km: private S with --survival (replaced watches as censored reuses)"
-	printf "%-24s %6s %6s %8s %6s %6s %6s\n" config S T inv-err S-shr T-shr S-km
+	echo "# S-km, S-km-shr: S with --survival (replaced watches as censored reuses), private, shared"
+	printf "%-24s %6s %6s %8s %6s %6s %6s %8s\n" config S T inv-err S-shr T-shr S-km S-km-shr
 	tf() {	# tf WANT GOT: S T inv-err
 		python3 - "$1" "$2" 2> /dev/null <<'PY' || echo "- - -"
 import json, sys
@@ -335,8 +335,11 @@ PY
 		"$MB/ribench" $args --trace /dev/stdout | "$LP" reuse -q --sampler trace=- -c $per --json "$TMP/p.json"
 		"$MB/ribench" $args --trace /dev/stdout | "$LP" reuse -q --shared-cache --sampler trace=- -c $per --json "$TMP/s.json"
 		"$MB/ribench" $args --trace /dev/stdout | "$LP" reuse -q --survival --sampler trace=- -c $per --json "$TMP/k.json"
-		set -- $(tf "$TMP/exp.json" "$TMP/p.json") $(tf "$TMP/x.json" "$TMP/s.json") $(tf "$TMP/exp.json" "$TMP/k.json")
-		printf "%-24s %6s %6s %8s %6s %6s %6s\n" "$name" "$1" "$2" "$3" "$4" "$5" "$7"
+		"$MB/ribench" $args --trace /dev/stdout |
+			"$LP" reuse -q --survival --shared-cache --sampler trace=- -c $per --json "$TMP/ks.json"
+		set -- $(tf "$TMP/exp.json" "$TMP/p.json") $(tf "$TMP/x.json" "$TMP/s.json") \
+			$(tf "$TMP/exp.json" "$TMP/k.json") $(tf "$TMP/x.json" "$TMP/ks.json")
+		printf "%-24s %6s %6s %8s %6s %6s %6s %8s\n" "$name" "$1" "$2" "$3" "$4" "$5" "$7" "${10}"
 		sum=$(echo "$sum + $1" | bc); ssum=$(echo "$ssum + $4" | bc); n=$((n + 1))
 		python3 -c "import sys; sys.exit(0 if float('$1') >= 0.95 else 1)" 2> /dev/null || low="$low $name"
 		python3 -c "import sys; sys.exit(0 if float('$4') >= 0.93 else 1)" 2> /dev/null || slow="$slow $name"
