@@ -590,6 +590,10 @@ static const struct lp_opt ru_opts[] = {
 	{ "global-rate", 0, NULL, "one estimated rate for every reuse (default: each\n"
 	  "reuse's local rate where its interval has one)", LP_OPT_FLAG, RU(cfg.global_rate),
 	  .flags = LP_OPT_CFG | LP_OPT_RPT },
+	{ "survival", 0, NULL, "access counters (trace, PMU): count a watch replaced\n"
+	  "before its reuse as a reuse later than its age (Kaplan-Meier;\n"
+	  "default: weigh each detection by its own chance to be kept)",
+	  LP_OPT_FLAG, RU(cfg.survival), .flags = LP_OPT_CFG | LP_OPT_RPT },
 	{ "no-chain", 0, NULL, "time every reuse by thread CPU time x rate (default:\n"
 	  "count along the thread's samples in between)", LP_OPT_FLAG, RU(cfg.no_chain),
 	  .flags = LP_OPT_CFG | LP_OPT_RPT },

@@ -345,6 +345,13 @@ void reuse_report__print(const void *view, FILE *f)
 	else if (!r->exact && res->rate_source == REUSE_RATE_STRIDE)
 		fprintf(f, "# (%" PRIu64 " stride pairs; the estimate assumes dense array walks)\n",
 			st->rate_pairs);
+	if (!r->exact && res->survival)
+		fprintf(f, "# weights: survival (--survival): %" PRIu64 " watches replaced before their "
+			"reuse counted as censored, each a reuse later than its age (Kaplan-Meier)\n",
+			res->censored);
+	else if (!r->exact && res->survival_unapplied)
+		fprintf(f, "# weights: --survival not applied (it needs every reuse time counted by "
+			"access counters); 1/P(observed) instead\n");
 	if (!r->exact && res->access_weighted)
 		fprintf(f, "# %" PRIu64 " detections also weighted by the accesses a sample stood for "
 			"near their use (time-based sampling: per access, not per CPU time)\n",
@@ -364,8 +371,8 @@ void reuse_report__print(const void *view, FILE *f)
 		100 * frac(res->invalidations, decided));
 	fprintf(f, "  cold/no reuse   %10" PRIu64 "\n", res->cold);
 	if (!r->exact)
-		fprintf(f, "  estimated invalidation fraction %.3f (detections weighted by 1/P(observed))\n",
-			inval_frac(res));
+		fprintf(f, "  estimated invalidation fraction %.3f (detections weighted by %s)\n",
+			inval_frac(res), res->survival ? "survival weights" : "1/P(observed)");
 
 	fprintf(f, "\nWhole program, stack reuse distance (%s):\n", gran_unit(res));
 	print_hist(r, f, &res->stack, res->resolution.short_reuses, "  ");
@@ -480,6 +487,8 @@ static void json_reuse_time(struct json_writer *wp, const struct reuse_report *r
 	json__u64(wp, "local_rate_reuses", res->local_rate_reuses);
 	json__u64(wp, "chained_reuses", res->chained_reuses);
 	json__u64(wp, "access_weighted", res->access_weighted);
+	json__str(wp, "weights", r->exact ? "none" : res->survival ? "survival" : "inverse-probability");
+	json__u64(wp, "censored", res->censored);
 	json__u64(wp, "footprint_window", res->window > 0 ? (u64)res->window : 0);
 	json__double(wp, "trap_cost_ns", res->trap_cost_ns);
 	json__u64(wp, "trap_cost_samples", res->trap_cost_samples);

@@ -721,21 +721,269 @@ static void ru_resolution(struct reuse *ru, struct reuse_result *r)
 	res->accesses = R * r->access_rate * kmax;
 }
 
-static void ru_add_det(struct reuse_hist *h, const struct ru_det *x)
+/*
+ * Survival weights (Documentation/reuse-estimator.md, "Censored watches").
+ * With access counters every watch has an age: the accesses it was held.
+ * A reuse (or invalidation) at age t was seen because no sample replaced
+ * its watch before t; a watch replaced at age c says its reuse comes
+ * later than c (right-censored); a cold one was held to the end. The
+ * replacements are the reservoir's random draws, which do not depend on
+ * when the watch's own reuse comes; but how often they come depends on
+ * what holds the other slots, so on the phase of the program, and the
+ * pooled estimate below assumes it does not (reuse-estimator.md says what
+ * that costs on RIBench). The Kaplan-Meier estimate of the censoring
+ * distribution,
+ *
+ *	G(t-) = prod over censoring ages c < t of (1 - d(c) / R(c)),
+ *
+ * d(c) the weight censored at c, R(c) the weight still held at c (events
+ * after c, censored or cold at c or after), gives each event the inverse
+ * probability of censoring weight 1 / G(t-) (cold: 1 / G(a), a its age),
+ * times 1 / P(armed) (the sample got a slot). Unlike the realized
+ * probability of one watch's own path (the Horvitz-Thompson weight
+ * computed online), G pools every watch of the group, so survivors at one
+ * age all weigh alike. Groups: each use thread (private caches), all
+ * (shared). Only when every detection has an age (the counter path):
+ * a clock cannot date a replacement in the owner's accesses.
+ */
+struct ru_obs {
+	double age;
+	double w;		/* 1 / P(armed) */
+	u32 group;
+	u8 type;		/* RU_OBS_*: the order at equal ages */
+	size_t i;		/* index into det (events, cold) */
+};
+#define RU_OBS_EVENT	0	/* a reuse or invalidation at age: before a
+				 * censoring at that age, which it outlived */
+#define RU_OBS_CENSOR	1
+#define RU_OBS_COLD	2	/* held to the end: after censorings at its age */
+
+static int ru_obs_cmp(const void *pa, const void *pb)
+{
+	const struct ru_obs *a = pa, *b = pb;
+
+	if (a->group != b->group)
+		return a->group < b->group ? -1 : 1;
+	if (a->age != b->age)
+		return a->age < b->age ? -1 : 1;
+	return a->type < b->type ? -1 : a->type > b->type;
+}
+
+/*
+ * The weight of being armed, by strata (survival weights only): a sample
+ * no slot took is not seen, and each watch's 1 / P(armed) makes up for it.
+ * In a stretch of RU_STRATUM consecutive watches of a group (by use time)
+ * these weights are scaled to sum to the stretch's samples, armed and
+ * dropped (a Hajek ratio within the stretch): a counting sampler's samples
+ * are alike (every N-th access), so each stretch keeps its share of the
+ * accesses. Not (armed + dropped) / armed alone: in a sweep the samples
+ * right after a long one are dropped more often than the long ones (its
+ * watch holds a slot), so the armed over-represent long reuses.
+ */
+#define RU_STRATUM	64
+struct ru_arm {
+	u32 group;
+	u64 time;
+	double *w;		/* NULL: a dropped sample */
+};
+
+static int ru_arm_cmp(const void *pa, const void *pb)
+{
+	const struct ru_arm *a = pa, *b = pb;
+
+	if (a->group != b->group)
+		return a->group < b->group ? -1 : 1;
+	return a->time < b->time ? -1 : a->time > b->time;
+}
+
+static int ru_strata(struct reuse *ru)
+{
+	size_t n = 0, d, j, a0, narm = 0, ndrop = 0;
+	double sum = 0;
+	struct ru_arm *v = malloc((ru->ndet + ru->ncens + ru->ndrops + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	for (d = 0; d < ru->ndet; d++)
+		v[n++] = (struct ru_arm){ ru->cfg.shared ? 0 : ru->det[d].thread,
+					  ru->det[d].use_time, &ru->det[d].wsel };
+	for (d = 0; d < ru->ncens; d++)
+		if (ru->cens[d].live)
+			v[n++] = (struct ru_arm){ ru->cfg.shared ? 0 : ru->cens[d].thread,
+						  ru->cens[d].use_time, &ru->cens[d].wsel };
+	for (d = 0; d < ru->ndrops; d++)
+		v[n++] = (struct ru_arm){ ru->cfg.shared ? 0 : ru->drops[d].thread,
+					  ru->drops[d].time, NULL };
+	qsort(v, n, sizeof(*v), ru_arm_cmp);
+	for (j = a0 = 0; j <= n; j++) {
+		/* a stratum ends at its group's end or before its K+1-th watch */
+		if (j == n || (j > a0 && v[j].group != v[j - 1].group) ||
+		    (v[j].w && narm == RU_STRATUM)) {
+			for (d = a0; narm && sum > 0 && d < j; d++)
+				if (v[d].w)
+					*v[d].w *= (double)(narm + ndrop) / sum;
+			a0 = j;
+			narm = ndrop = 0;
+			sum = 0;
+		}
+		if (j < n && v[j].w) {
+			narm++;
+			sum += *v[j].w;
+		} else if (j < n) {
+			ndrop++;
+		}
+	}
+	free(v);
+	return 0;
+}
+
+static int ru_survival(struct reuse *ru, struct reuse_result *r)
+{
+	struct ru_obs *o;
+	size_t d, n = 0, j, g0;
+	double R = 0, G = 1;
+
+	ru->survival = 0;
+	if (ru->cfg.unweighted || !ru->cfg.survival || !ru->ndet)
+		return 0;
+	for (d = 0; d < ru->ndet; d++)
+		if (!ru->det[d].aged) {
+			r->survival_unapplied = 1;
+			return 0;
+		}
+	if (ru_strata(ru))
+		return -ENOMEM;
+	o = malloc((ru->ndet + ru->ncens) * sizeof(*o));
+	if (!o)
+		return -ENOMEM;
+	for (d = 0; d < ru->ndet; d++) {
+		const struct ru_det *x = &ru->det[d];
+
+		o[n++] = (struct ru_obs){ x->age, x->wsel, ru->cfg.shared ? 0 : x->thread,
+					  x->kind == RU_COLD ? RU_OBS_COLD : RU_OBS_EVENT, d };
+	}
+	for (d = 0; d < ru->ncens; d++)
+		if (ru->cens[d].live)
+			o[n++] = (struct ru_obs){ ru->cens[d].age, ru->cens[d].wsel,
+						  ru->cfg.shared ? 0 : ru->cens[d].thread,
+						  RU_OBS_CENSOR, d };
+	qsort(o, n, sizeof(*o), ru_obs_cmp);
+	for (j = g0 = 0; j < n; j++) {
+		if (j == g0) {	/* a new group: g0 moves to its end */
+			for (g0 = j, R = 0; g0 < n && o[g0].group == o[j].group; g0++)
+				R += o[g0].w;
+			G = 1;
+		}
+		if (o[j].type == RU_OBS_CENSOR) {
+			G *= R > o[j].w ? 1 - o[j].w / R : 0;
+			r->censored++;
+		} else {
+			struct ru_det *x = &ru->det[o[j].i];
+
+			x->w = G * REUSE_MAX_WEIGHT > x->wsel ? x->wsel / G : REUSE_MAX_WEIGHT;
+		}
+		R -= o[j].w;
+	}
+	free(o);
+	ru->survival = r->survival = 1;
+	return 0;
+}
+
+static void ru_add_det_w(struct reuse_hist *h, const struct ru_det *x, double w)
 {
 	if (x->kind == RU_REUSE)
-		reuse_hist__add(h, reuse__ns_to_accesses(x->acc, 1.0), x->w);
+		reuse_hist__add(h, reuse__ns_to_accesses(x->acc, 1.0), w);
 	else if (x->kind == RU_INVAL)
-		reuse_hist__add_inval(h, x->w);
+		reuse_hist__add_inval(h, w);
 	else
-		reuse_hist__add_cold(h, x->w);
+		reuse_hist__add_cold(h, w);
+}
+
+static void ru_add_det(struct reuse_hist *h, const struct ru_det *x)
+{
+	ru_add_det_w(h, x, x->w);
+}
+
+/*
+ * A window's reuse times for its footprint: per power-of-two bin the weight
+ * and the weight x time, so a bin's mass is taken as spread evenly over the
+ * widest interval around its mean that stays in the bin, not over the
+ * whole bin: the same where the times fill the bin, exact where one time
+ * does (a sweep's reuses 12,288 accesses apart, spread over 8,192-16,383,
+ * came out ~1,100 lines away instead of 1,536, across the 1,024-line bin
+ * edge of the stack histogram). Cold and uncounted invalidations are
+ * infinite.
+ */
+struct ru_wfp {
+	double m[REUSE_HIST_NBINS], mt[REUSE_HIST_NBINS];
+	double inf, total;
+	double lo[REUSE_HIST_NBINS], hi[REUSE_HIST_NBINS];	/* the interval */
+	double below[REUSE_HIST_NBINS + 1];	/* sum of mt of the bins below */
+	double above[REUSE_HIST_NBINS + 1];	/* weight of the bins from k, and inf */
+};
+
+static void ru_wfp_add(struct ru_wfp *f, int slot, double t, double w)
+{
+	if (slot >= REUSE_HIST_NBINS) {
+		f->inf += w;
+		return;
+	}
+	f->m[slot] += w;
+	f->mt[slot] += w * t;
+}
+
+/* Ready for ru_wfp_dist: 0, or -ENODATA if it holds nothing. */
+static int ru_wfp_init(struct ru_wfp *f)
+{
+	int k;
+
+	f->total = f->inf;
+	f->below[0] = 0;
+	for (k = 0; k < REUSE_HIST_NBINS; k++) {
+		double lo = (double)reuse_hist__bin_lo(k), hi = (double)reuse_hist__bin_max(k);
+		double mu = f->m[k] > 0 ? f->mt[k] / f->m[k] : (lo + hi) / 2, h;
+
+		mu = mu < lo ? lo : mu > hi ? hi : mu;
+		h = mu - lo < hi - mu ? mu - lo : hi - mu;
+		f->lo[k] = mu - h;
+		f->hi[k] = mu + h;
+		f->total += f->m[k];
+		f->below[k + 1] = f->below[k] + f->m[k] * mu;
+	}
+	f->above[REUSE_HIST_NBINS] = f->inf;
+	for (k = REUSE_HIST_NBINS; k-- > 0; )
+		f->above[k] = f->above[k + 1] + f->m[k];
+	return f->total > 0 ? 0 : -ENODATA;
+}
+
+/*
+ * G(s) = sum_{j<s} P(T > j) = E[min(s, T)]: the distinct lines (or
+ * addresses) among s accesses in a row that are not reused within them,
+ * as reuse_fp__dist, with each bin's mass spread over its interval.
+ */
+static double ru_wfp_dist(const struct ru_wfp *f, double s)
+{
+	double a, c, e;
+	int k;
+
+	if (!(s > 0))
+		return 0;
+	k = s >= 1.8e19 ? REUSE_HIST_NBINS - 1 : reuse_hist__bin((u64)s);
+	a = f->lo[k];
+	c = f->hi[k];
+	if (s <= a)
+		e = s;
+	else if (s >= c)
+		e = (a + c) / 2;
+	else
+		e = ((s * s - a * a) / 2 + s * (c - s)) / (c - a);
+	return (f->below[k] + f->m[k] * e + s * f->above[k + 1]) / f->total;
 }
 
 struct ru_blk {			/* a conversion window (ru_convert_run) */
 	u64 start;		/* use time of its first detection */
 	size_t a;		/* index of that detection */
-	struct reuse_hist t;	/* its time histogram */
-	struct reuse_fp fp;	/* its footprint */
+	struct ru_wfp fp;	/* its reuse times, for its footprint */
 	int ok;
 };
 
@@ -766,35 +1014,167 @@ static double ru_piecewise(const struct ru_blk *blk, size_t nb, size_t c,
 	size_t b;
 
 	if (e <= u)
-		return reuse_fp__dist(&blk[c].fp, acc);
+		return ru_wfp_dist(&blk[c].fp, acc);
 	scale = acc / (double)(e - u);
 	for (b = c; b < nb && blk[b].start < e; b++) {
 		u64 lo = b == c ? u : blk[b].start;
 		u64 hi = b + 1 < nb && blk[b + 1].start < e ? blk[b + 1].start : e;
-		const struct reuse_fp *f = blk[b].ok ? &blk[b].fp : &blk[c].fp;
+		const struct ru_wfp *f = blk[b].ok ? &blk[b].fp : &blk[c].fp;
 
 		if (hi > lo)
-			d += reuse_fp__dist(f, scale * (double)(e - lo)) -
-			     reuse_fp__dist(f, scale * (double)(e - hi));
+			d += ru_wfp_dist(f, scale * (double)(e - lo)) -
+			     ru_wfp_dist(f, scale * (double)(e - hi));
 	}
 	return d;
+}
+
+/*
+ * Where detection @x goes in a window's time histogram: its bin, or
+ * RU_SLOT_INVAL / RU_SLOT_COLD. An invalidated line leaves the owner's
+ * cache when the store lands (Sasongko 2022, Definition 6.2.2; the exact
+ * engine drops it from the stack): for the footprint it is an access
+ * whose line stays only that long, when counters timed it.
+ */
+#define RU_SLOT_INVAL	REUSE_HIST_NBINS
+#define RU_SLOT_COLD	(REUSE_HIST_NBINS + 1)
+#define RU_NSLOTS	(REUSE_HIST_NBINS + 2)
+static int ru_slot_of(const struct ru_det *x)
+{
+	if (x->kind == RU_REUSE || (x->kind == RU_INVAL && x->counted && x->acc > 0))
+		return reuse_hist__bin(reuse__ns_to_accesses(x->acc, 1.0));
+	return x->kind == RU_INVAL ? RU_SLOT_INVAL : RU_SLOT_COLD;
+}
+
+/* Its time (accesses strictly between) for a finite slot. */
+static double ru_time_of(const struct ru_det *x)
+{
+	return (double)reuse__ns_to_accesses(x->acc, 1.0);
+}
+
+/*
+ * The group's law of reuse times beyond an age (survival weights): its
+ * events by age, survival-weighted (ru_survival), with prefix sums and the
+ * end of each run of one slot, so that a censored watch of age c is
+ * imputed as the law of T given T > c in O(slots).
+ */
+struct ru_law {
+	size_t n;
+	double *age, *pre;	/* pre[k]: weight of events 0..k-1 */
+	double *pret;		/* pret[k]: their weight x time (finite slots) */
+	int *slot;
+	size_t *run_end;
+};
+
+static int ru_law_age_cmp(const void *pa, const void *pb)
+{
+	const struct ru_det *a = *(const struct ru_det *const *)pa;
+	const struct ru_det *b = *(const struct ru_det *const *)pb;
+	double x = a->kind == RU_COLD ? INFINITY : a->age;
+	double y = b->kind == RU_COLD ? INFINITY : b->age;
+	int sa = ru_slot_of(a), sb = ru_slot_of(b);
+
+	if (x != y)
+		return x < y ? -1 : 1;
+	return sa < sb ? -1 : sa > sb;
+}
+
+static void ru_law_free(struct ru_law *l)
+{
+	free(l->age);
+	free(l->pre);
+	free(l->pret);
+	free(l->slot);
+	free(l->run_end);
+}
+
+static int ru_law_init(struct ru_law *l, struct ru_det **v, size_t nv)
+{
+	struct ru_det **e = malloc((nv ? nv : 1) * sizeof(*e));
+	size_t k;
+
+	memset(l, 0, sizeof(*l));
+	l->age = malloc((nv + 1) * sizeof(*l->age));
+	l->pre = malloc((nv + 1) * sizeof(*l->pre));
+	l->pret = malloc((nv + 1) * sizeof(*l->pret));
+	l->slot = malloc((nv + 1) * sizeof(*l->slot));
+	l->run_end = malloc((nv + 1) * sizeof(*l->run_end));
+	if (!e || !l->age || !l->pre || !l->pret || !l->slot || !l->run_end) {
+		free(e);
+		ru_law_free(l);
+		return -ENOMEM;
+	}
+	memcpy(e, v, nv * sizeof(*e));
+	qsort(e, nv, sizeof(*e), ru_law_age_cmp);
+	l->n = nv;
+	l->pre[0] = l->pret[0] = 0;
+	for (k = 0; k < nv; k++) {
+		l->age[k] = e[k]->kind == RU_COLD ? INFINITY : e[k]->age;
+		l->slot[k] = ru_slot_of(e[k]);
+		l->pre[k + 1] = l->pre[k] + e[k]->w;
+		l->pret[k + 1] = l->pret[k] + (l->slot[k] < REUSE_HIST_NBINS ?
+					       e[k]->w * ru_time_of(e[k]) : 0);
+	}
+	for (k = nv; k-- > 0; )
+		l->run_end[k] = k + 1 < nv && l->slot[k + 1] == l->slot[k] ? l->run_end[k + 1] : k + 1;
+	free(e);
+	return 0;
+}
+
+/* Add weight @w of a watch censored at age @c to @f as the law beyond @c. */
+static void ru_law_impute(const struct ru_law *l, struct ru_wfp *f, double c, double w)
+{
+	size_t lo = 0, hi = l->n, k;
+	double beyond;
+
+	while (lo < hi) {	/* the first event later than c */
+		size_t m = (lo + hi) / 2;
+
+		if (l->age[m] > c)
+			hi = m;
+		else
+			lo = m + 1;
+	}
+	beyond = l->pre[l->n] - l->pre[lo];
+	if (!(beyond > 0)) {	/* later than anything seen: no reuse in the run */
+		ru_wfp_add(f, RU_SLOT_COLD, 0, w);
+		return;
+	}
+	for (k = lo; k < l->n; k = l->run_end[k]) {
+		size_t e = l->run_end[k];
+		double m = l->pre[e] - l->pre[k];
+
+		/* weight w m / beyond at the run's mean time */
+		ru_wfp_add(f, l->slot[k], m > 0 ? (l->pret[e] - l->pret[k]) / m : 0,
+			   w * m / beyond);
+	}
 }
 
 /*
  * Footprint conversion (see reuse.h) of the detections @v into @stack:
  * windows of cfg.window detections by use time, each with the footprint
  * of its reuse times; a reuse takes each window's footprint over the part
- * of its interval that lies in the window (ru_piecewise).
+ * of its interval that lies in the window (ru_piecewise). With survival
+ * weights (ru_survival) a window's reuse times are its own detections at
+ * 1 / P(armed) and its censored watches (those of thread @thread, or all
+ * if negative) imputed by the group's law beyond their age: a window
+ * where no long watch survived still holds the long reuses its censored
+ * watches say it had.
  */
-static int ru_convert_run(struct reuse *ru, struct ru_det **v, size_t nv,
+static int ru_convert_run(struct reuse *ru, struct ru_det **v, size_t nv, long thread,
 			  struct reuse_hist *stack)
 {
 	size_t k = ru->cfg.window > 0 ? (size_t)ru->cfg.window : nv, a, b, j, nb = 0, c;
 	struct ru_blk *blk = malloc((nv / (k ? k : 1) + 1) * sizeof(*blk));
+	struct ru_law law = { 0 };
+	int err = 0;
 
 	reuse_hist__init(stack, REUSE_STACK, ru->cfg.gran);
 	if (!blk)
 		return -ENOMEM;
+	if (ru->survival && (err = ru_law_init(&law, v, nv))) {
+		free(blk);
+		return err;
+	}
 	qsort(v, nv, sizeof(*v), ru_det_time_cmp);
 	for (a = 0; a < nv; a = b, nb++) {
 		b = a + k < nv ? a + k : nv;
@@ -802,23 +1182,29 @@ static int ru_convert_run(struct reuse *ru, struct ru_det **v, size_t nv,
 			b = nv;
 		blk[nb].start = v[a]->use_time;
 		blk[nb].a = a;
-		reuse_hist__init(&blk[nb].t, REUSE_TIME, ru->cfg.gran);
-		for (j = a; j < b; j++) {
-			/*
-			 * An invalidated line leaves the owner's cache when the
-			 * store lands (Sasongko 2022, Definition 6.2.2; the exact
-			 * engine drops it from the stack): for the footprint it
-			 * is an access whose line stays only that long, when
-			 * counters timed it.
-			 */
-			if (v[j]->kind == RU_INVAL && v[j]->counted && v[j]->acc > 0)
-				reuse_hist__add(&blk[nb].t, reuse__ns_to_accesses(v[j]->acc, 1.0),
-						v[j]->w);
-			else
-				ru_add_det(&blk[nb].t, v[j]);
-		}
-		blk[nb].ok = !reuse_fp__init(&blk[nb].fp, &blk[nb].t);
+		memset(&blk[nb].fp, 0, sizeof(blk[nb].fp));
+		for (j = a; j < b; j++)
+			ru_wfp_add(&blk[nb].fp, ru_slot_of(v[j]), ru_time_of(v[j]),
+				   ru->survival ? v[j]->wsel : v[j]->w);
 	}
+	for (j = 0; ru->survival && nb && j < ru->ncens; j++) {
+		const struct ru_cens *x = &ru->cens[j];
+		size_t lo = 0, hi = nb;
+
+		if (!x->live || (thread >= 0 && x->thread != (u32)thread))
+			continue;
+		while (hi - lo > 1) {	/* the last window starting at or before its use */
+			size_t m = (lo + hi) / 2;
+
+			if (blk[m].start <= x->use_time)
+				lo = m;
+			else
+				hi = m;
+		}
+		ru_law_impute(&law, &blk[lo].fp, x->age, x->wsel);
+	}
+	for (c = 0; c < nb; c++)
+		blk[c].ok = !ru_wfp_init(&blk[c].fp);
 
 	for (c = 0; c < nb; c++) {
 		for (j = blk[c].a; j < (c + 1 < nb ? blk[c + 1].a : nv); j++) {
@@ -837,6 +1223,7 @@ static int ru_convert_run(struct reuse *ru, struct ru_det **v, size_t nv,
 			}
 		}
 	}
+	ru_law_free(&law);
 	free(blk);
 	return 0;
 }
@@ -854,13 +1241,13 @@ static int ru_convert(struct reuse *ru, struct reuse_result *r, u32 n)
 		for (d = nv = 0; d < ru->ndet; d++)
 			if (ru->det[d].thread == i)
 				v[nv++] = &ru->det[d];
-		if ((err = ru_convert_run(ru, v, nv, &ru->r_thr[i].stack)))
+		if ((err = ru_convert_run(ru, v, nv, i, &ru->r_thr[i].stack)))
 			break;
 	}
 	if (!err && ru->cfg.shared) {	/* one cache: one stream of every thread */
 		for (d = 0; d < ru->ndet; d++)
 			v[d] = &ru->det[d];
-		err = ru_convert_run(ru, v, ru->ndet, &r->stack);
+		err = ru_convert_run(ru, v, ru->ndet, -1, &r->stack);
 	} else if (!err) {		/* private caches: the sum of the threads' */
 		reuse_hist__init(&r->stack, REUSE_STACK, ru->cfg.gran);
 		for (i = 0; i < n; i++)
@@ -914,7 +1301,7 @@ const struct reuse_result *reuse__result(struct reuse *ru)
 	r->gran = ru->cfg.gran;
 	r->access_rate = ru_rate(ru, r);
 	r->window = ru->cfg.window;
-	if (ru_accesses(ru, r)) {
+	if (ru_accesses(ru, r) || ru_survival(ru, r)) {
 		ru_result_free(ru);
 		return NULL;
 	}

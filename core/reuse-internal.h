@@ -45,6 +45,8 @@ struct ru_watch {
 	u64 use_count;		/* accesses counted at the use (counted) */
 	u8 counted;		/* a counting facility read use_count */
 	double logp;		/* log P(armed and not yet replaced) */
+	double logp_sel;	/* log P(armed): some slot took the sample */
+	size_t cens;		/* its censoring (ru_cens) + 1, 0: none */
 };
 
 struct ru_slot {
@@ -75,6 +77,11 @@ struct ru_det {			/* one detection */
 	double ns;
 	double w;		/* 1 / P(observed): Horvitz-Thompson weight */
 	double w0;		/* w before ru_access_weights */
+	double wsel;		/* 1 / P(armed) only (ru_survival) */
+	double age;		/* counted accesses it was held, the trap's own
+				 * included (aged; cold: to the end, censored: to
+				 * the replacing sample) */
+	u8 aged;		/* age is known (a counting facility) */
 	u64 use_time;		/* when the use was sampled (window order) */
 	u64 use_ns;		/* thread CPU ns at the use (0: unknown) */
 	u64 end_time;		/* when the reuse trapped (reuses) */
@@ -86,6 +93,19 @@ struct ru_det {			/* one detection */
 	u8 counted;		/* ns is an exact access count (counters) */
 	u8 is_short;		/* timed within the resolution (reuse_resolution) */
 	double stack;		/* reuses: stack distance (ru_convert_run), for uses[] */
+};
+
+struct ru_cens {		/* a counted watch replaced before its trap */
+	u32 thread;		/* the use's */
+	u8 live;		/* 0: a late trap decided it after all */
+	u64 use_time;
+	double age;		/* accesses held: its reuse comes later */
+	double wsel;		/* 1 / P(armed) */
+};
+
+struct ru_drop {			/* a usable sample no slot took */
+	u32 thread;
+	u64 time;
 };
 
 struct ru_pt {			/* a usable sample of a thread, for chains */
@@ -131,6 +151,10 @@ struct reuse {
 
 	struct ru_det *det;
 	size_t ndet, det_cap;
+	struct ru_cens *cens;		/* censored watches (counted ones) */
+	size_t ncens, cens_cap;
+	struct ru_drop *drops;		/* samples no slot took */
+	size_t ndrops, drops_cap;
 
 	struct ru_stride *stride;
 	struct ru_dbl rates;		/* stride rates, accesses per ns */
@@ -148,6 +172,7 @@ struct reuse {
 	int npairs;
 
 	int finished;
+	int survival;			/* ru_survival applied (reuse-estimate.c) */
 	struct reuse_stats st;
 
 	/* result snapshot */

@@ -215,29 +215,105 @@ static int ru_disarm_slot(struct reuse *ru, int i, u64 time,
 	_err;								\
 })
 
-static int ru_record(struct reuse *ru, u32 thread, u8 kind, double ns,
-		     int wall, u8 k, double logp, u64 use_time, u64 use_ns)
+/*
+ * Accesses counted so far over what a reuse of @owner is timed by: its own
+ * loads+stores (private) or those of every thread on its cache (shared).
+ * 0 when some thread has no counter reading (no counting facility).
+ */
+static int ru_count(const struct reuse *ru, u32 owner, u32 owner_cpu, u64 *c)
+{
+	u64 sum = 0;
+	u32 k;
+
+	if (!ru->cfg.shared) {
+		*c = ru->thr[owner].count;
+		return ru->thr[owner].counted;
+	}
+	for (k = 0; k < ru->nthr; k++) {
+		if (!ru->thr[k].started || !ru_share(ru, owner_cpu, ru->thr[k].cpu))
+			continue;
+		if (!ru->thr[k].counted)
+			return 0;
+		sum += ru->thr[k].count;
+	}
+	*c = sum;
+	return 1;
+}
+
+/* 1 / P, capped at REUSE_MAX_WEIGHT; 1 with cfg.unweighted. */
+static double ru_inv_p(const struct reuse *ru, double logp)
+{
+	if (ru->cfg.unweighted)
+		return 1.0;
+	return exp(logp < -log(REUSE_MAX_WEIGHT) ? log(REUSE_MAX_WEIGHT) : -logp);
+}
+
+/*
+ * The accesses watch @w has been held so far (the counter path): what its
+ * reuse is timed by now, less at its use. 0 when not counted.
+ */
+static int ru_age(const struct reuse *ru, const struct ru_watch *w, double *age)
+{
+	u64 now;
+
+	if (!w->counted || !ru_count(ru, w->owner, w->owner_cpu, &now) || now < w->use_count)
+		return 0;
+	*age = (double)(now - w->use_count);
+	return 1;
+}
+
+/* One detection of kind @kind on watch @w (its thread, use and weights). */
+static int ru_record(struct reuse *ru, const struct ru_watch *w, u8 kind, double ns,
+		     int wall, u8 k)
 {
 	struct ru_det *d;
 
 	if (RU_GROW(ru->det, ru->det_cap, ru->ndet, 1024))
 		return -ENOMEM;
 	d = &ru->det[ru->ndet++];
-	d->thread = thread;
+	memset(d, 0, sizeof(*d));
+	d->thread = w->owner;
 	d->kind = kind;
 	d->ns = ns;
 	d->wall = (u8)wall;
 	d->shared_k = k;
-	d->use_time = use_time;
-	d->use_ns = use_ns;
-	d->w = ru->cfg.unweighted ? 1.0 : exp(logp < -log(REUSE_MAX_WEIGHT) ?
-						log(REUSE_MAX_WEIGHT) : -logp);
+	d->use_time = w->use_time;
+	d->use_ns = w->use_ns;
+	d->addr = w->use_addr;
+	d->w = ru_inv_p(ru, w->logp);
 	d->w0 = d->w;
+	d->wsel = ru_inv_p(ru, w->logp_sel);
+	d->aged = (u8)ru_age(ru, w, &d->age);
 	switch (kind) {
-	case RU_REUSE: ru->thr[thread].reuses++; break;
-	case RU_INVAL: ru->thr[thread].invalidations++; break;
-	default: ru->thr[thread].cold++; break;
+	case RU_REUSE: ru->thr[w->owner].reuses++; break;
+	case RU_INVAL: ru->thr[w->owner].invalidations++; break;
+	default: ru->thr[w->owner].cold++; break;
 	}
+	return 0;
+}
+
+/*
+ * Watch @w is replaced before its trap: with counters, a censored
+ * observation (its reuse comes more than its age after its use), kept for
+ * the survival weights (reuse-estimate.c, ru_survival).
+ */
+static int ru_censor(struct reuse *ru, struct ru_watch *w)
+{
+	struct ru_cens *c;
+	double age;
+
+	w->cens = 0;
+	if (!ru_age(ru, w, &age))
+		return 0;
+	if (RU_GROW(ru->cens, ru->cens_cap, ru->ncens, 256))
+		return -ENOMEM;
+	c = &ru->cens[ru->ncens++];
+	c->thread = w->owner;
+	c->live = 1;
+	c->use_time = w->use_time;
+	c->age = age;
+	c->wsel = ru_inv_p(ru, w->logp_sel);
+	w->cens = ru->ncens;
 	return 0;
 }
 
@@ -398,31 +474,6 @@ static int ru_arm_thread(struct reuse *ru, int i, struct ru_thread *t, u64 time,
 	return ru_push(ru, out, LP_ACT_ARM, t->tid, i, &s->cur, mode, time);
 }
 
-/*
- * Accesses counted so far over what a reuse of @owner is timed by: its own
- * loads+stores (private) or those of every thread on its cache (shared).
- * 0 when some thread has no counter reading (no counting facility).
- */
-static int ru_count(const struct reuse *ru, u32 owner, u32 owner_cpu, u64 *c)
-{
-	u64 sum = 0;
-	u32 k;
-
-	if (!ru->cfg.shared) {
-		*c = ru->thr[owner].count;
-		return ru->thr[owner].counted;
-	}
-	for (k = 0; k < ru->nthr; k++) {
-		if (!ru->thr[k].started || !ru_share(ru, owner_cpu, ru->thr[k].cpu))
-			continue;
-		if (!ru->thr[k].counted)
-			return 0;
-		sum += ru->thr[k].count;
-	}
-	*c = sum;
-	return 1;
-}
-
 static void ru_counter(struct reuse *ru, const struct lp_counter *c)
 {
 	struct ru_thread *t = ru_thread_by_tid(ru, c->tid);
@@ -501,11 +552,17 @@ static int ru_sample(struct reuse *ru, const struct lp_sample *s,
 	}
 	if (!sl) {
 		ru->st.samples_dropped++;
+		if (RU_GROW(ru->drops, ru->drops_cap, ru->ndrops, 256))
+			return -ENOMEM;
+		ru->drops[ru->ndrops].thread = me;
+		ru->drops[ru->ndrops++].time = s->time;
 		return 0;
 	}
 	i = (int)(sl - ru->slot);
 	if (sl->cur.active) {	/* censored: its reuse was not seen */
 		ru->st.replaced++;
+		if ((err = ru_censor(ru, &sl->cur)))
+			return err;
 		sl->prev = sl->cur;
 		for (k = 0; k < ru->nthr; k++)
 			ru->thr[k].pmode[i] = ru->thr[k].mode[i];
@@ -526,6 +583,7 @@ static int ru_sample(struct reuse *ru, const struct lp_sample *s,
 	sl->cur.held = !!(s->flags & LP_SAMPLE_HELD);
 	sl->cur.pending = sl->cur.held && (s->flags & LP_SAMPLE_PENDING);
 	sl->cur.logp = miss < 1 ? log1p(-miss) : -INFINITY;
+	sl->cur.logp_sel = sl->cur.logp;
 	sl->cur.counted = (u8)ru_count(ru, me, t->cpu, &sl->cur.use_count);
 	ru->st.samples_used++;
 
@@ -671,14 +729,13 @@ static int ru_trap(struct reuse *ru, const struct lp_trap *tr,
 				ns *= k;
 			}
 		}
-		err = ru_record(ru, w->owner, RU_REUSE, ns, wall, k, w->logp, w->use_time, w->use_ns);
+		err = ru_record(ru, w, RU_REUSE, ns, wall, k);
 		if (err)
 			return err;
 		ru->det[ru->ndet - 1].held = w->held && !wall && !counted;
 		ru->det[ru->ndet - 1].counted = counted;
 		ru->det[ru->ndet - 1].end_time = tr->time > w->use_time ?
 						 tr->time : w->use_time;
-		ru->det[ru->ndet - 1].addr = w->use_addr;
 		ru->det[ru->ndet - 1].ip = w->use_ip;
 		ru->det[ru->ndet - 1].size = w->use_size;
 		if (me != w->owner)
@@ -694,16 +751,16 @@ static int ru_trap(struct reuse *ru, const struct lp_trap *tr,
 		/* counted: when the line left the owner's cache (ru_convert_run) */
 		counted = w->counted && ru_count(ru, w->owner, w->owner_cpu, &now) &&
 			  now > w->use_count;
-		err = ru_record(ru, w->owner, RU_INVAL, counted ? (double)(now - w->use_count) : 0,
-				0, 1, w->logp, w->use_time, w->use_ns);
+		err = ru_record(ru, w, RU_INVAL, counted ? (double)(now - w->use_count) : 0, 0, 1);
 		if (err)
 			return err;
 		ru->det[ru->ndet - 1].counted = counted;
-		ru->det[ru->ndet - 1].addr = w->use_addr;
 		ru_pair_add(ru, w, tr->ip, 1);
 	}
 	sl->n = 1.0;
 	if (!current) {	/* one decision per watch; its registers moved on */
+		if (w->cens)	/* not censored after all */
+			ru->cens[w->cens - 1].live = 0;
 		sl->prev.active = 0;
 		return 0;
 	}
@@ -763,9 +820,7 @@ static int ru_thread_exit(struct reuse *ru, const struct lp_thread *th,
 		if (!sl->cur.active || sl->cur.owner != me || ru->cfg.shared)
 			continue;
 		/* private: no reuse by its owner can follow */
-		err = ru_record(ru, me, RU_COLD, 0, 0, 1, sl->cur.logp, sl->cur.use_time, sl->cur.use_ns);
-		if (!err)
-			ru->det[ru->ndet - 1].addr = sl->cur.use_addr;
+		err = ru_record(ru, &sl->cur, RU_COLD, 0, 0, 1);
 		if (!err)
 			err = ru_disarm_slot(ru, i, th->time, out);
 		if (err)
@@ -808,10 +863,9 @@ int reuse__finish(struct reuse *ru)
 
 		if (!sl->cur.active)
 			continue;
-		err = ru_record(ru, sl->cur.owner, RU_COLD, 0, 0, 1, sl->cur.logp, sl->cur.use_time, sl->cur.use_ns);
+		err = ru_record(ru, &sl->cur, RU_COLD, 0, 0, 1);
 		if (err)
 			return err;
-		ru->det[ru->ndet - 1].addr = sl->cur.use_addr;
 		sl->cur.active = 0;
 	}
 	return 0;
@@ -880,6 +934,8 @@ void reuse__delete(struct reuse *ru)
 	free(ru->thr);
 	lp_map__exit(&ru->tids);
 	free(ru->det);
+	free(ru->cens);
+	free(ru->drops);
 	free(ru->stride);
 	free(ru->rates.v);
 	free(ru->cal.v);

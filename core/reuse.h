@@ -29,6 +29,9 @@ struct reuse_config {
 	u64 seed;			/* PRNG seed, 0: fixed default */
 	int max_pairs;			/* use->reuse pairs kept, default 4096 */
 	int unweighted;			/* every detection weight 1 (Sasongko 2022) */
+	int survival;			/* counter path: survival weights (Kaplan-
+					 * Meier over the replaced watches), not
+					 * each watch's own Horvitz-Thompson one */
 	int window;			/* detections per conversion window
 					 * (0: reuse__default_window), < 0: all */
 	int global_rate;		/* one stride rate for the run, no local rates */
@@ -144,6 +147,11 @@ struct reuse_result {
 	u64 chained_reuses;			/* reuses counted along address chains */
 	u64 access_weighted;			/* detections weighted by accesses per sample */
 	u64 counted_reuses;			/* reuses timed by access counters */
+	u64 censored;				/* replaced watches behind survival
+						 * weights (counter path), else 0 */
+	int survival;				/* survival weights, not Horvitz-Thompson */
+	int survival_unapplied;			/* asked for, but some detection had no
+						 * counted age: Horvitz-Thompson */
 	int window;				/* footprint window (cfg.window) */
 	u64 rate_pairs_local;			/* stride pairs behind access_rate, if local */
 	int npairs;

@@ -7,9 +7,11 @@
 # (SDCM, --granularity line) from the lackey log:
 #  - the exact engine (reuse --trace LOG): within 1.5 points of cachegrind
 #    on every level (the model and the units);
-#  - the trace-driven facility (reuse --sampler trace=LOG, the counter path
-#    a PEBS/IBS user gets): the same goal, issue 22 item 6; where it is not
-#    met the line says so with the numbers (make bench, section kernels);
+#  - the trace-driven facility (reuse --sampler trace=LOG --survival, the
+#    counter path a PEBS/IBS user gets, replaced watches counted as censored
+#    reuses), the mean of three samplings (seeds 1-3): the same goal, issue
+#    22 item 6; make bench, section kernels, has the spread over seeds and
+#    the default weights;
 #  - live (soft facility): within 5 points on the levels its resolution
 #    covers, where watchpoints fire.
 # Both sides count the same data accesses: lackey's L + S + M lines are
@@ -17,10 +19,13 @@
 # lociprof reads an M as a load then a store, a hit at distance 0 more).
 . "$(dirname "$0")/lib.sh"
 K=$TOP/test/data/kernels
-# a tenth of the sizes of make bench: lackey runs 50-100x slower than native
-RUNS="sweep:12 stencil:2 chase:150000"
+# the sizes of make bench (the kernels' defaults; lackey takes 5-25 s each
+# here): at a tenth of them the trace facility's estimate is noise (2,000
+# samples at -c 101: the stencil's D1 miss 0.28-12.63% over 8 seeds with
+# --survival against cachegrind's 9.87%)
+RUNS="sweep:80 stencil:10 chase:1000000"
 GEOM="--I1=32768,8,64 --D1=49152,12,64 --LL=1048576,16,64"
-PERIOD=101	# accesses per sample (prime to a line's 8 longs)
+PERIOD=1009	# accesses per sample (prime to a line's 8 longs)
 
 if ! command -v valgrind > /dev/null 2>&1; then
 	skip "kernels vs cachegrind" "valgrind is not installed (make deps)"
@@ -104,32 +109,42 @@ for r in $RUNS; do
 			fail "$k $1: exact engine within 1.5 points of cachegrind" "exact $3, cachegrind $2 ($spec)"
 	done
 
-	# the trace-driven facility on the same lackey log
-	if ! "$LOCIPROF" reuse -q --sampler trace="$TMP/$k.log" -c $PERIOD --granularity line \
-		--cache "$spec" --json "$TMP/$k.t.json" > /dev/null 2> "$TMP/err"; then
-		fail "$k: reuse --sampler trace= on the lackey log" "$(head -c 300 "$TMP/err")"
-		continue
-	fi
+	# the trace-driven facility on the same lackey log, three samplings of it
+	# (--seed 1-3: the phases of the samples and the reservoir's draws), their
+	# miss rates averaged: one sampling gave the stencil's D1 10.55% and 8.59%
+	# (cachegrind 10.13%) in two runs of this test (ASLR moves the stack between
+	# valgrind runs, so the log, and which accesses are sampled, change too)
+	bad=0
+	for s in 1 2 3; do
+		if ! "$LOCIPROF" reuse -q --sampler trace="$TMP/$k.log" -c $PERIOD --seed $s --survival \
+			--granularity line --cache "$spec" --json "$TMP/$k.t$s.json" > /dev/null 2> "$TMP/err"; then
+			fail "$k: reuse --sampler trace= --seed $s on the lackey log" "$(head -c 300 "$TMP/err")"
+			bad=1
+		fi
+	done
+	[ $bad = 0 ] || continue
 	r=$(python3 -c "
 import json,sys
 d=json.load(open(sys.argv[1])); n=int(sys.argv[2]); p=int(sys.argv[3])
 ok = abs(d['samples'] - n / p) <= 1 and d['reuse_time']['time_source'] == 'counter'
 print('ok' if ok else '%s samples (%d accesses / %d), time source %s' % (d['samples'], n, p, d['reuse_time']['time_source']))" \
-		"$TMP/$k.t.json" $((lsm + nm)) $PERIOD)
+		"$TMP/$k.t1.json" $((lsm + nm)) $PERIOD)
 	[ "$r" = ok ] && ok "$k: the trace facility samples every ${PERIOD}th of the lackey log's accesses, counted reuse times" ||
 		fail "$k: the trace facility on a lackey log" "$r"
-	set -- $(miss "$TMP/$k.t.json")
-	for lv in "D1 $cd1 $1" "LL $cll $2"; do
+	set -- $(python3 -c "
+import json,sys
+v = [{x['name']: x['hit'] for x in json.load(open(p))['hit_rates']} for p in sys.argv[1:]]
+print(' '.join('-' if any(h.get(n) is None for h in v) else '%.4f %s' % (sum(1 - h[n] for h in v) / len(v),
+      ','.join('%.2f' % (100 * (1 - h[n])) for h in v)) for n in ('L1', 'L2')))" "$TMP/$k.t1.json" "$TMP/$k.t2.json" "$TMP/$k.t3.json")
+	for lv in "D1 $cd1 $1 $2" "LL $cll $3 $4"; do
 		set -- $lv
-		if within "$2" "$3" 1.5; then
-			ok "$k $1: trace facility miss $(pts "$3")% within 1.5 points of cachegrind's $(pts "$2")%"
-		else
-			# not a pass: the goal of issue 22 item 6 is not met by the
-			# estimator here (README, make bench section kernels)
-			skip "$k $1: trace facility within 1.5 points of cachegrind" \
-				"GOAL NOT MET: $([ "$3" = - ] && echo "no hit rate" || echo "$(pts "$3")%") vs cachegrind $(pts "$2")% at -c $PERIOD; $(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print('%d of %d watches replaced before their reuse came, %d samples' % (d['watches_replaced'], d['watches'], d['samples']))" "$TMP/$k.t.json")"
-		fi
+		within "$2" "$3" 1.5 && ok "$k $1: trace facility miss $(pts "$3")% (mean of seeds 1-3: $4) within 1.5 points of cachegrind's $(pts "$2")%" ||
+			fail "$k $1: trace facility within 1.5 points of cachegrind" \
+				"$([ "$3" = - ] && echo "no hit rate" || echo "$(pts "$3")% (seeds 1-3: $4)") vs cachegrind $(pts "$2")% at -c $PERIOD --survival; $(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print('seed 1: %d of %d watches replaced before their reuse came, %d censored, %d samples' % (d['watches_replaced'], d['watches'], d['reuse_time']['censored'], d['samples']))" "$TMP/$k.t1.json")"
 	done
+	r=$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d['reuse_time']['weights'], d['reuse_time']['censored'] == d['watches_replaced'] > 0)" "$TMP/$k.t1.json")
+	[ "$r" = "survival True" ] && ok "$k: survival weights, every replaced watch counted as censored" ||
+		fail "$k: --survival on the counter path" "weights, censored == replaced > 0: $r"
 
 	# live, soft facility: the levels its resolution covers
 	if ! wp_fires; then

@@ -625,10 +625,11 @@ LP_TEST(test_reuse_replay_deterministic,
  * One thread, one slot, rate 1 access per ns: each sample's watch is
  * free again after its trap, so every reuse is detected with weight 1.
  * @gaps: ns from sample to trap; @counted: a COUNTER event before each
- * sample and trap, advancing by the gap (the counter path).
+ * sample and trap, advancing by the gap (the counter path); @survival:
+ * cfg.survival.
  */
 static const struct reuse_result *res_stream(struct reuse **rup, double resolution,
-					     const u64 *gaps, int n, int counted)
+					     const u64 *gaps, int n, int counted, int survival)
 {
 	struct lp_actions acts = { 0 };
 	struct reuse_config cfg;
@@ -640,6 +641,7 @@ static const struct reuse_result *res_stream(struct reuse **rup, double resoluti
 	cfg.nslots = 1;
 	cfg.access_rate = 1.0;
 	cfg.resolution_ns = resolution;
+	cfg.survival = survival;
 	*rup = ru = reuse__new(&cfg);
 	if (!ru || feed(ru, ev_start(10, 0, 0), &acts))
 		return NULL;
@@ -678,7 +680,7 @@ LP_TEST(test_reuse_resolution_short_bin,
 	const struct reuse_result *r;
 	struct reuse *ru;
 
-	r = res_stream(&ru, 1000, gaps, 5, 0);
+	r = res_stream(&ru, 1000, gaps, 5, 0, 0);
 	TEST_ASSERT(r, "stream");
 	TEST_ASSERT(r->resolution.source == REUSE_RES_STATED && r->resolution.ns == 1000 &&
 		    fabs(r->resolution.accesses - 1000) < 1e-9,
@@ -701,7 +703,7 @@ LP_TEST(test_reuse_resolution_short_bin,
 	reuse__delete(ru);
 
 	/* no resolution: every reuse binned, and the result says it is unknown */
-	r = res_stream(&ru, 0, gaps, 5, 0);
+	r = res_stream(&ru, 0, gaps, 5, 0, 0);
 	TEST_ASSERT(r, "stream");
 	TEST_ASSERT(r->resolution.source == REUSE_RES_UNKNOWN && !r->resolution.short_detections &&
 		    reuse_hist__total(&r->time, 0) == 5, "unknown: source %d, short %" PRIu64 ", time %g",
@@ -710,7 +712,7 @@ LP_TEST(test_reuse_resolution_short_bin,
 	reuse__delete(ru);
 
 	/* counted reuses are exact: a stated resolution takes none of them */
-	r = res_stream(&ru, 1000, gaps, 5, 1);
+	r = res_stream(&ru, 1000, gaps, 5, 1, 0);
 	TEST_ASSERT(r, "stream");
 	TEST_ASSERT(r->time_source == REUSE_TIME_COUNTER && r->resolution.source == REUSE_RES_EXACT &&
 		    r->resolution.ns == 0 && !r->resolution.short_detections,
@@ -718,6 +720,32 @@ LP_TEST(test_reuse_resolution_short_bin,
 		    (int)r->resolution.source, r->resolution.short_detections);
 	TEST_ASSERT(reuse_hist__total(&r->time, 0) == 5 && r->time.bin[reuse_hist__bin(499)] == 1,
 		    "counted: every reuse binned, %g", reuse_hist__total(&r->time, 0));
+	reuse__delete(ru);
+	return TEST_OK;
+}
+
+/*
+ * cfg.survival needs every detection's age in counted accesses: on the
+ * counter path it applies (no watch replaced here: no censoring, every
+ * reuse weighs 1 as by default), on timed reuses it does not, and the
+ * result says it was not applied.
+ */
+LP_TEST(test_reuse_survival_needs_counters, "reuse: --survival applies to counted reuse times only, and says so")
+{
+	const u64 gaps[] = { 500, 5000, 999, 5000, 1000 };
+	const struct reuse_result *r;
+	struct reuse *ru;
+
+	r = res_stream(&ru, 0, gaps, 5, 1, 1);
+	TEST_ASSERT(r && r->survival && !r->survival_unapplied && !r->censored,
+		    "counted: survival %d, unapplied %d", r ? r->survival : -1,
+		    r ? r->survival_unapplied : -1);
+	TEST_ASSERT(reuse_hist__total(&r->time, 0) == 5, "counted: weight %g, want 5 reuses of weight 1",
+		    reuse_hist__total(&r->time, 0));
+	reuse__delete(ru);
+	r = res_stream(&ru, 0, gaps, 5, 0, 1);
+	TEST_ASSERT(r && !r->survival && r->survival_unapplied, "timed: survival %d, unapplied %d",
+		    r ? r->survival : -1, r ? r->survival_unapplied : -1);
 	reuse__delete(ru);
 	return TEST_OK;
 }

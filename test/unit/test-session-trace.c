@@ -239,8 +239,9 @@ LP_TEST(test_trace_facility_reuse_counted, "trace facility: reuse times come fro
  * i-th of 8 bytes at 0x10000 + @stride * (i % @n), played with period
  * @period through the reuse analysis; the result is copied to @out.
  */
-static int tt_reuse_line(int nacc, int stride, int n, u64 period, struct reuse_result *out,
-			 struct reuse_hist *time, struct reuse_hist *stack)
+static int tt_reuse_line_cfg(int nacc, int stride, int n, u64 period, int survival, u64 seed,
+			     struct reuse_result *out, struct reuse_hist *time,
+			     struct reuse_hist *stack)
 {
 	size_t cap = (size_t)nacc * 32, len = 0;
 	char *text = malloc(cap), path[] = "/tmp/lp-trace-XXXXXX", err[256];
@@ -267,6 +268,9 @@ static int tt_reuse_line(int nacc, int stride, int n, u64 period, struct reuse_r
 	free(text);
 	reuse__config_init(&cfg);
 	cfg.gran = REUSE_GRAN_LINE;
+	cfg.survival = survival;
+	if (seed)
+		cfg.seed = seed;
 	ru = reuse__new(&cfg);
 	memset(&o, 0, sizeof(o));
 	o.sampling.period = period;
@@ -287,6 +291,12 @@ static int tt_reuse_line(int nacc, int stride, int n, u64 period, struct reuse_r
 	session__delete(s);
 	reuse__delete(ru);
 	return ret ? ret : r ? 0 : -ENOMEM;
+}
+
+static int tt_reuse_line(int nacc, int stride, int n, u64 period, struct reuse_result *out,
+			 struct reuse_hist *time, struct reuse_hist *stack)
+{
+	return tt_reuse_line_cfg(nacc, stride, n, period, 0, 0, out, time, stack);
 }
 
 /*
@@ -390,5 +400,48 @@ LP_TEST(test_reuse_line_backward_sweep, "reuse --granularity line: a dense backw
 	TEST_ASSERT(f0 > 0.875 - 0.05 && f0 < 0.875 + 0.05, "distance 0: %.3f of the reuses, want 7/8", f0);
 	TEST_ASSERT(t.bin[reuse_hist__bin(1016)] / tot > 0.125 - 0.05,
 		    "a line's reuse a pass later (1016 accesses): %.3f", t.bin[reuse_hist__bin(1016)] / tot);
+	return TEST_OK;
+}
+
+/*
+ * Censored watches (Documentation/reuse-estimator.md): a dense 8-byte sweep
+ * of 1536 lines (test/data/kernels/sweep.c's 96 KiB), 16 passes, sampled
+ * every 101st access. 7 of 8 accesses reuse their line at once; the 8th a
+ * pass later, 1535 lines away, which is ~120 samples, and with 2 line
+ * watches nearly every such watch is replaced before its reuse comes.
+ * The survival weights count each replaced watch as a reuse later than its
+ * age, so the footprint windows hold their share of long reuses: over
+ * seeds 1-8, every run puts the long eighth within a factor of 2 of 1535
+ * lines (512-4095), and on average most of it in 1535's bin (1024-2047).
+ * The Horvitz-Thompson weights (the default, cfg.survival 0), on the same samples,
+ * leave the windows that no long watch outlived without long reuses and
+ * put the pass-later reuses too close: less of them in 1024-2047.
+ */
+LP_TEST(test_reuse_survival_long_sweep, "reuse: replaced watches as censored reuses: a 96 KiB sweep's pass-later reuses at 1535 lines")
+{
+	int k = reuse_hist__bin(1535), seed, nseeds = 8;
+	double fs = 0, fh = 0;
+
+	for (seed = 1; seed <= nseeds; seed++) {
+		struct reuse_result r, h;
+		struct reuse_hist t, st, ht, hst;
+		double tot, near;
+		int ret = tt_reuse_line_cfg(16 * 12288, 8, 12288, 101, 1, (u64)seed, &r, &t, &st);
+
+		TEST_ASSERT(ret == 0, "run: %s", strerror(-ret));
+		TEST_ASSERT(r.survival && r.censored > 100 && r.censored == r.stats.replaced,
+			    "survival %d, %llu censored of %llu replaced", r.survival,
+			    (unsigned long long)r.censored, (unsigned long long)r.stats.replaced);
+		tot = reuse_hist__total(&st, 0);
+		near = (st.bin[k - 1] + st.bin[k] + st.bin[k + 1]) / tot;
+		TEST_ASSERT(fabs(near - 0.125) < 0.05, "seed %d: %.3f of the reuses at 512-4095 lines, want 1/8",
+			    seed, near);
+		fs += st.bin[k] / tot / nseeds;
+		ret = tt_reuse_line_cfg(16 * 12288, 8, 12288, 101, 0, (u64)seed, &h, &ht, &hst);
+		TEST_ASSERT(ret == 0 && !h.survival && !h.censored, "Horvitz-Thompson run: %d", ret);
+		fh += hst.bin[k] / reuse_hist__total(&hst, 0) / nseeds;
+	}
+	TEST_ASSERT(fs > 0.125 - 0.03, "survival: mean %.3f of the reuses at 1024-2047 lines, want 1/8", fs);
+	TEST_ASSERT(fh < fs - 0.03, "Horvitz-Thompson: mean %.3f at 1024-2047 lines, survival %.3f", fh, fs);
 	return TEST_OK;
 }
