@@ -17,11 +17,15 @@ else
 fi
 
 # A full disk: the recording reads back up to its last flush, exactly as many
-# events as the error says (a small tmpfs stands for the disk; the whole
-# recording is about 640 KiB, and at 512k the disk once did not fill).
+# events as the error says (a small tmpfs stands for the disk). The disk must
+# hold the first flush and not the whole recording: at -c 1000000 the events
+# come at most 2000 a second (~10 bytes each: one flush ~20 KiB), and the run
+# makes about 16,000 (~160 KiB) against 64 KiB. (At the default period a
+# first flush of 15,520 events once overflowed 128k, and the whole recording
+# once fit in 512k.)
 mkdir -p "$TMP/small"
-if mount -t tmpfs -o size=128k tmpfs "$TMP/small" 2> /dev/null; then
-	"$LOCIPROF" record -q -o "$TMP/small/x.data" "$MB/false-sharing" --threads 2 --iters 200000000 \
+if mount -t tmpfs -o size=64k tmpfs "$TMP/small" 2> /dev/null; then
+	"$LOCIPROF" record -q -c 1000000 -o "$TMP/small/x.data" "$MB/false-sharing" --threads 2 --iters 600000000 \
 		> /dev/null 2> "$TMP/full.err"; rc=$?
 	said=$(sed -n 's/.*reads back up to its last flush: \([0-9]*\) of [0-9]* events.*/\1/p' "$TMP/full.err")
 	n=$("$LOCIPROF" script -i "$TMP/small/x.data" --no-symbols 2> "$TMP/full2.err" | wc -l)
