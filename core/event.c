@@ -10,7 +10,16 @@ const char *const lp_noaddr_names[LP_NOADDR__MAX] = {
 	[LP_NOADDR_DECODE_FAILED] = "instruction did not decode",
 	[LP_NOADDR_UNSUPPORTED] = "unsupported addressing (gather/scatter, segment)",
 	[LP_NOADDR_HW_INVALID] = "hardware marked address invalid",
+	[LP_NOADDR_BELOW_MIN] = "decoded address below vm.mmap_min_addr (not the instruction that ran)",
 };
+
+int lp_sample_below_min(struct lp_sample *s, u64 min_addr)
+{
+	if (s->noaddr != LP_NOADDR_NONE || s->addr >= min_addr)
+		return 0;
+	s->noaddr = LP_NOADDR_BELOW_MIN;
+	return 1;
+}
 
 const char *const lp_event_names[LP_EV__MAX] = {
 	[LP_EV_THREAD_START] = "thread-start",

@@ -24,10 +24,21 @@ enum lp_noaddr {
 	LP_NOADDR_DECODE_FAILED,	/* bytes did not decode */
 	LP_NOADDR_UNSUPPORTED,		/* gather/scatter, segment other than fs/gs... */
 	LP_NOADDR_HW_INVALID,		/* facility marked the address invalid */
+	LP_NOADDR_BELOW_MIN,		/* computed address below vm.mmap_min_addr */
 	LP_NOADDR__MAX
 };
 
 extern const char *const lp_noaddr_names[LP_NOADDR__MAX];
+
+struct lp_sample;
+/*
+ * No process can map an address below vm.mmap_min_addr (@min_addr), so a
+ * decoded address there comes from an instruction that did not run with
+ * these registers (a timer sample's IP at a jump target: the instruction
+ * before it in memory is not the one that ran). Marks @s
+ * LP_NOADDR_BELOW_MIN and returns 1 if so; 0 otherwise.
+ */
+int lp_sample_below_min(struct lp_sample *s, u64 min_addr);
 
 /* lp_sample.flags */
 #define LP_SAMPLE_PREV_INSN	(1u << 0)	/* address of the instruction before IP */

@@ -244,8 +244,13 @@ static void handle_sample(struct lp_session *s, struct thread *t,
 	 * LP_PREV_PREFER that instruction's access wins when it can be
 	 * recomputed, with LP_PREV_FALLBACK only when IP's own has none.
 	 */
+	/*
+	 * A previous instruction whose address lies below vm.mmap_min_addr did
+	 * not run with these registers (IP is a jump target): IP's own counts.
+	 */
 	if (!(s->opts.prev_insn == LP_PREV_PREFER && fac->decode_prev &&
 	      fac->decode_prev(&t->proc->dctx, &raw, &ev.sample) == 0 &&
+	      !lp_sample_below_min(&ev.sample, s->min_addr) &&
 	      ev.sample.noaddr == LP_NOADDR_NONE)) {
 		fac->decode(&t->proc->dctx, &raw, &ev.sample);
 		if (ev.sample.noaddr != LP_NOADDR_NONE &&
@@ -253,9 +258,11 @@ static void handle_sample(struct lp_session *s, struct thread *t,
 			struct lp_sample prev;
 
 			if (fac->decode_prev(&t->proc->dctx, &raw, &prev) == 0 &&
+			    !lp_sample_below_min(&prev, s->min_addr) &&
 			    prev.noaddr == LP_NOADDR_NONE)
 				ev.sample = prev;
 		}
+		lp_sample_below_min(&ev.sample, s->min_addr);
 	}
 	if (s->opts.sync)	/* every sampling event stops its thread */
 		ev.sample.flags |= LP_SAMPLE_HELD;

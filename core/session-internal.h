@@ -148,6 +148,7 @@ struct lp_session {
 	int nattrs;
 	struct lp_attr_layout lay;	/* roles and groups of attrs */
 	int leader_ns;		/* attrs[0] counts thread CPU ns (read in samples) */
+	u64 min_addr;		/* vm.mmap_min_addr: no data address below it */
 	int ring_pages;		/* data pages of new rings: halved when the budget runs low */
 	pid_t held_tid;		/* the thread held in a sync stop right now */
 

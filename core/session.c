@@ -287,6 +287,7 @@ int session__new(struct lp_session **out, const struct lp_session_opts *opts)
 	 * cpu-clock) reads it into every sample and, as group leader of the
 	 * watchpoints, into every trap: reuse times need it.
 	 */
+	s->min_addr = (u64)read_ll("/proc/sys/vm/mmap_min_addr", 4096);
 	if (s->opts.fac->period_unit && !strcmp(s->opts.fac->period_unit, "ns") &&
 	    s->lay.role[0] == LP_ATTR_SAMPLE && s->lay.leader[0] < 0) {
 		s->leader_ns = 1;

@@ -311,6 +311,37 @@ LP_TEST(test_soft_prev_insn_recovers_load, "soft: IP at add %ecx,%eax recovers m
 	return TEST_OK;
 }
 
+LP_TEST(test_soft_prev_insn_below_min_addr, "soft: a previous instruction's address below vm.mmap_min_addr (IP at a jump target) is marked, not kept")
+{
+	struct fake_proc p = { prog, sizeof(prog), 0 };
+	struct lp_decode_ctx dc;
+	struct lp_perf_sample raw;
+	struct lp_sample s;
+
+	/* seen on xz: IP after 'mov %esi,(%rbx)' reached by a jump, rbx = 4 */
+	ctx_init(&dc, &p);
+	raw_init(&raw, CODE_BASE + OFF_ADD_ECX);
+	raw.regs[LP_REG_DX] = 0x4;
+	TEST_ASSERT(!soft__decode_prev(&dc, &raw, &s) && s.addr == 0x4, "addr %#llx",
+		    (unsigned long long)s.addr);
+	TEST_ASSERT(lp_sample_below_min(&s, 65536) && s.noaddr == LP_NOADDR_BELOW_MIN,
+		    "noaddr %u", s.noaddr);
+	TEST_ASSERT(!strcmp(lp_noaddr_names[s.noaddr],
+			    "decoded address below vm.mmap_min_addr (not the instruction that ran)"),
+		    "name '%s'", lp_noaddr_names[s.noaddr]);
+	/* the lowest mappable address itself is kept, and so is any with min 0 */
+	raw.regs[LP_REG_DX] = 65536;
+	TEST_ASSERT(!soft__decode_prev(&dc, &raw, &s), "decode");
+	TEST_ASSERT(!lp_sample_below_min(&s, 65536) && s.noaddr == LP_NOADDR_NONE,
+		    "noaddr %u", s.noaddr);
+	raw.regs[LP_REG_DX] = 0x4;
+	TEST_ASSERT(!soft__decode_prev(&dc, &raw, &s), "decode");
+	TEST_ASSERT(!lp_sample_below_min(&s, 0) && s.noaddr == LP_NOADDR_NONE,
+		    "noaddr %u", s.noaddr);
+	lp_facility_soft.flush(&dc);
+	return TEST_OK;
+}
+
 LP_TEST(test_soft_prev_insn_learned_boundary, "soft: a boundary learned from a sample at the load is used without reading code")
 {
 	/* only the two instructions: too little code before IP to vote */
