@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/grow.h"
 #include "core/comdetect-objects.h"
 #include "core/hash.h"
 
@@ -18,7 +19,7 @@ static int same_object(const struct comdetect_object *o, const struct lp_dataobj
 }
 
 /* Index of @d's object in *@v, added if new; -1 when out of memory. */
-static int find_or_add(struct comdetect_object **v, int *n, int *cap,
+static int find_or_add(struct comdetect_object **v, int *n, size_t *cap,
 		       const struct lp_dataobj *d, u8 kind)
 {
 	struct comdetect_object *o;
@@ -27,15 +28,8 @@ static int find_or_add(struct comdetect_object **v, int *n, int *cap,
 	for (i = 0; i < *n; i++)
 		if (same_object(&(*v)[i], d, kind))
 			return i;
-	if (*n == *cap) {
-		int ncap = *cap ? *cap * 2 : 16;
-		struct comdetect_object *nv = realloc(*v, ncap * sizeof(*nv));
-
-		if (!nv)
-			return -1;
-		*v = nv;
-		*cap = ncap;
-	}
+	if (lp_grow((void **)v, *n, cap, sizeof(**v), 16))
+		return -1;
 	o = &(*v)[(*n)++];
 	memset(o, 0, sizeof(*o));
 	o->kind = kind;
@@ -70,7 +64,7 @@ static int add_point(struct comdetect_object *o, const struct comdetect_object_p
 }
 
 /* The object (index in @v) of @addr, added if new; -1 when out of memory. */
-static int object_of(struct comdetect_object **v, int *n, int *cap, struct lp_symbols *syms,
+static int object_of(struct comdetect_object **v, int *n, size_t *cap, struct lp_symbols *syms,
 		     u32 pid, u64 addr, u64 line)
 {
 	struct lp_dataobj d;
@@ -86,7 +80,7 @@ static int object_of(struct comdetect_object **v, int *n, int *cap, struct lp_sy
 
 /* The line's points, each to the object its offset falls in (@at[off]). */
 static int line_points(const struct comdetect_line *l, struct comdetect_object **v, int *n,
-		       int *cap, struct lp_symbols *syms, u32 pid, int *at, u64 *rng)
+		       size_t *cap, struct lp_symbols *syms, u32 pid, int *at, u64 *rng)
 {
 	int i, seen[COMDETECT_LINE_POINTS], nseen = 0, j;
 
@@ -134,7 +128,8 @@ int comdetect__objects(const struct comdetect_result *res, struct lp_symbols *sy
 		       struct comdetect_object **out, int *n)
 {
 	struct comdetect_object *v = NULL;
-	int i, k, j, nv = 0, cap = 0;
+	int i, k, j, nv = 0;
+	size_t cap = 0;
 	u64 rng = 0x5eed;		/* the same picture for the same result */
 
 	for (i = 0; i < res->nlines; i++) {

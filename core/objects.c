@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/grow.h"
 #include "core/hash.h"
 #include "core/objects.h"
 
@@ -25,14 +26,17 @@ struct node {
 
 struct lp_objects {
 	struct lp_object *v;
-	u32 n, cap;
+	u32 n;
+	size_t cap;
 	struct node *nodes;
-	u32 nnodes, capnodes;
+	u32 nnodes;
+	size_t capnodes;
 	struct lp_map pages;	/* (pid, page) -> first node + 1 */
 	struct lp_map live;	/* (pid, start) -> live block + 1 */
 	struct lp_map freed;	/* (pid, start) -> latest freed block there + 1 */
 	u32 *large;		/* objects of more than LARGE_PAGES pages */
-	u32 nlarge, caplarge;
+	u32 nlarge;
+	size_t caplarge;
 };
 
 struct lp_objects *objects__new(void)
@@ -56,23 +60,6 @@ void objects__delete(struct lp_objects *o)
 static u64 page_key(u32 pid, u64 page)
 {
 	return page | (u64)pid << 40;
-}
-
-/* Make room for one more element of @size in *@v (count @n, capacity *@cap). */
-static int grow(void **v, u32 n, u32 *cap, size_t size)
-{
-	void *nv;
-	u32 ncap;
-
-	if (n < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 256;
-	nv = realloc(*v, (size_t)ncap * size);
-	if (!nv)
-		return -ENOMEM;
-	*v = nv;
-	*cap = ncap;
-	return 0;
 }
 
 /* Blocks start 16-byte aligned; the pid's low bits: a hit is checked. */
@@ -110,7 +97,7 @@ static int link_page(struct lp_objects *o, u32 pid, u64 page, u32 obj)
 {
 	u64 *head = lp_map__slot(&o->pages, page_key(pid, page));
 
-	if (!head || grow((void **)&o->nodes, o->nnodes, &o->capnodes, sizeof(*o->nodes)))
+	if (!head || lp_grow((void **)&o->nodes, o->nnodes, &o->capnodes, sizeof(*o->nodes), 256))
 		return -ENOMEM;
 	o->nodes[o->nnodes] = (struct node){ obj, (u32)*head };
 	*head = ++o->nnodes;
@@ -155,13 +142,13 @@ int objects__alloc(struct lp_objects *o, const struct lp_alloc *a)
 			return 0;
 		}
 	}
-	if (grow((void **)&o->v, o->n, &o->cap, sizeof(*o->v)))
+	if (lp_grow((void **)&o->v, o->n, &o->cap, sizeof(*o->v), 256))
 		return -ENOMEM;
 	fill(&o->v[o->n++], a, id);
 	if (lp_map__put(&o->live, start_key(a->pid, a->addr), id + 1))
 		return -ENOMEM;
 	if (last - first >= LARGE_PAGES) {
-		if (grow((void **)&o->large, o->nlarge, &o->caplarge, sizeof(*o->large)))
+		if (lp_grow((void **)&o->large, o->nlarge, &o->caplarge, sizeof(*o->large), 256))
 			return -ENOMEM;
 		o->large[o->nlarge++] = id;
 		return 0;

@@ -6,12 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/grow.h"
 #include "core/hash.h"
 #include "core/reuse-objects.h"
 
 struct objs {
 	struct reuse_object *v;
-	int n, cap;
+	int n;
+	size_t cap;
 	struct lp_map idx;	/* kind << 62 | start -> index + 1 */
 	int ncaches;		/* sort key: beyond[ncaches - 1] */
 };
@@ -25,15 +27,8 @@ static struct reuse_object *object_get(struct objs *o, const struct lp_dataobj *
 
 	if (lp_map__get(&o->idx, key, &at) && at)
 		return &o->v[at - 1];
-	if (o->n == o->cap) {
-		int ncap = o->cap ? o->cap * 2 : 16;
-		struct reuse_object *nv = realloc(o->v, ncap * sizeof(*nv));
-
-		if (!nv)
-			return NULL;
-		o->v = nv;
-		o->cap = ncap;
-	}
+	if (lp_grow((void **)&o->v, o->n, &o->cap, sizeof(*o->v), 16))
+		return NULL;
 	if (lp_map__put(&o->idx, key, o->n + 1))
 		return NULL;
 	x = &o->v[o->n++];

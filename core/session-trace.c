@@ -28,6 +28,7 @@
  * coherence` use that order too); others are numbered from TM_DIRECT_TIDS
  * on, in order of appearance.
  */
+#include "core/grow.h"
 #include "core/session-internal.h"
 #include "core/hash.h"
 #include "core/trace.h"
@@ -50,7 +51,8 @@ struct tm_thread {
 struct lp_tracesim {
 	struct trace *t;
 	struct tm_thread *thr;
-	u32 n, cap;
+	u32 n;
+	size_t cap;
 	struct lp_map tids;	/* tid -> index into thr */
 	u32 nfar;		/* threads with tids of TM_DIRECT_TIDS and above */
 	u64 period, now, rng;
@@ -174,15 +176,8 @@ static struct tm_thread *tm_thread(struct lp_session *s, u32 tid)
 
 	if (lp_map__get(&tm->tids, tid, &k))
 		return &tm->thr[k];
-	if (tm->n == tm->cap) {
-		u32 cap = tm->cap ? tm->cap * 2 : 16;
-		struct tm_thread *v = realloc(tm->thr, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		tm->thr = v;
-		tm->cap = cap;
-	}
+	if (lp_grow((void **)&tm->thr, tm->n, &tm->cap, sizeof(*tm->thr), 16))
+		return NULL;
 	if (lp_map__put(&tm->tids, tid, tm->n))
 		return NULL;
 	t = &tm->thr[tm->n];

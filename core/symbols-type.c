@@ -7,6 +7,7 @@
  */
 #include <inttypes.h>
 
+#include "core/grow.h"
 #include "core/symbols-internal.h"
 
 #define MEMBER_DEPTH 6		/* [i].field[j].x ... stops here */
@@ -45,15 +46,8 @@ static void gather(struct dso *d, Dwarf_Die *parent, size_t *cap)
 		    dwarf_getlocation(&at, &expr, &n) || n != 1 || expr[0].atom != DW_OP_addr ||
 		    !dwarf_attr_integrate(&c, DW_AT_type, &at) || !dwarf_formref_die(&at, &type))
 			continue;
-		if (d->ngvars == *cap) {
-			size_t ncap = *cap ? *cap * 2 : 256;
-			struct gvar *v = realloc(d->gvars, ncap * sizeof(*v));
-
-			if (!v)
-				return;
-			d->gvars = v;
-			*cap = ncap;
-		}
+		if (lp_grow((void **)&d->gvars, d->ngvars, cap, sizeof(*d->gvars), 256))
+			return;
 		d->gvars[d->ngvars++] = (struct gvar){ expr[0].number, dwarf_dieoffset(&type) };
 	} while (dwarf_siblingof(&c, &c) == 0);
 }
