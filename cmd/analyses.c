@@ -142,7 +142,13 @@ int analysis__heap_site(const struct lp_run *run, const struct lp_object *b, cha
 {
 	const char *f;
 
-	if (!b || !run->syms || symbols__alloc_site(run->syms, b, loc) || !loc->file)
+	if (!b || !run->syms || symbols__alloc_site(run->syms, b, loc))
+		return -ENOENT;
+	if (!loc->function) {	/* a stripped program's frame: "sort+0x1a2b" */
+		symbols__code_unnamed(loc, 0, buf, len);
+		return 0;
+	}
+	if (!loc->file)
 		return -ENOENT;
 	f = strrchr(loc->file, '/');
 	snprintf(buf, len, "%s:%u", f ? f + 1 : loc->file, loc->line);
@@ -152,7 +158,7 @@ int analysis__heap_site(const struct lp_run *run, const struct lp_object *b, cha
 void analysis__frame_name(const struct lp_run *run, u32 pid, u64 ret_addr, char *buf,
 			  size_t len)
 {
-	struct lp_srcloc loc;
+	struct lp_srcloc loc = { 0 };
 
 	if (run->syms && symbols__code(run->syms, pid, ret_addr - 1, &loc) == 0) {
 		const char *f = loc.file ? strrchr(loc.file, '/') : NULL;
@@ -160,7 +166,8 @@ void analysis__frame_name(const struct lp_run *run, u32 pid, u64 ret_addr, char 
 		snprintf(buf, len, "%s %s:%u", loc.function, f ? f + 1 : loc.file ? loc.file : "??",
 			 loc.line);
 	} else {
-		snprintf(buf, len, "%#" PRIx64, ret_addr);
+		/* the call instruction, as addr2line takes it */
+		symbols__code_unnamed(&loc, ret_addr, buf, len);
 	}
 }
 

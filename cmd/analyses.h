@@ -124,10 +124,16 @@ void analysis__object_label(const struct lp_run *run, u64 addr, char *buf, size_
 struct lp_object;
 struct lp_srcloc;
 struct json_writer;
-/* "objects.c:69": heap block @b's allocation site; 0, or -ENOENT. */
+/*
+ * "objects.c:69": heap block @b's allocation site ("sort+0x1a2b" in a
+ * program without symbols: loc->function NULL then); 0, or -ENOENT.
+ */
 int analysis__heap_site(const struct lp_run *run, const struct lp_object *b, char *buf,
 			size_t len, struct lp_srcloc *loc);
-/* One call-path frame (a return address): "func file:line", or the address. */
+/*
+ * One call-path frame (a return address): "func file:line", or without a
+ * symbol the call instruction as symbols__code_unnamed() names it.
+ */
 void analysis__frame_name(const struct lp_run *run, u32 pid, u64 ret_addr, char *buf,
 			  size_t len);
 /*

@@ -44,7 +44,13 @@ static void print_code(struct lp_symbols *syms, u32 pid, u64 ip)
 	if (!syms)
 		return;
 	if (symbols__code(syms, pid, ip, &loc)) {
-		printf(" [unknown]");
+		char buf[200];
+
+		/* "sort+0x1a2b" where a file holds it, as perf script names it */
+		if (symbols__code_unnamed(&loc, ip, buf, sizeof(buf)))
+			printf(" [unknown] (%s)", buf);
+		else
+			printf(" [unknown]");
 		return;
 	}
 	printf(" %s+%#" PRIx64, loc.function, loc.offset);

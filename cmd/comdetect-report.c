@@ -318,7 +318,8 @@ static u64 site_ip(const struct comdetect_ip *ip)
 }
 
 struct site {
-	const char *function, *file;
+	const char *function, *file;	/* function NULL: no symbol, see @unnamed */
+	char unnamed[96];		/* "sort+0x1a2b" (symbols__code_unnamed) */
 	u32 line;
 	u64 count;
 	u64 threads;		/* bit i: thread index i made it (i < 64) */
@@ -342,23 +343,30 @@ static int collect_sites(const struct comdetect_report *r, const struct comdetec
 	int i, j, n = 0;
 
 	for (i = 0; i < l->nips; i++) {
-		struct lp_srcloc loc;
-		const char *fn = "[unknown]", *file = NULL;
+		struct lp_srcloc loc = { 0 };
+		const char *fn = NULL, *file = NULL;
+		char unnamed[96] = "";
 		u32 line = 0;
 
 		if (r->run.syms && symbols__code(r->run.syms, r->run.pid, site_ip(&l->ips[i]), &loc) == 0) {
 			fn = loc.function;
 			file = loc.file;
 			line = loc.line;
+		} else {
+			/* each instruction apart: what addr2line or objdump takes */
+			symbols__code_unnamed(&loc, site_ip(&l->ips[i]), unnamed, sizeof(unnamed));
 		}
 		for (j = 0; j < n; j++)
-			if (out[j].line == line && !strcmp(out[j].function, fn) &&
+			if (out[j].line == line && !strcmp(out[j].unnamed, unnamed) &&
+			    ((!out[j].function && !fn) ||
+			     (out[j].function && fn && !strcmp(out[j].function, fn))) &&
 			    ((!out[j].file && !file) || (out[j].file && file && !strcmp(out[j].file, file))))
 				break;
 		if (j == n) {
 			if (n == max)
 				continue;
-			out[n++] = (struct site){ fn, file, line, 0, 0 };
+			out[n] = (struct site){ .function = fn, .file = file, .line = line };
+			snprintf(out[n++].unnamed, sizeof(out[0].unnamed), "%s", unnamed);
 		}
 		out[j].count += l->ips[i].count;
 		if (l->ips[i].thread < 64)
@@ -466,9 +474,13 @@ void comdetect_report__print(const void *view, FILE *f)
 			char th[200];
 
 			site_threads(&sites[k], th, sizeof(th));
-			fprintf(f, "     %s %s:%u (%" PRIu64 "%s%s)\n", sites[k].function,
-				sites[k].file ? sites[k].file : "??", sites[k].line, sites[k].count,
-				th[0] ? " by " : "", th);
+			if (!sites[k].function)
+				fprintf(f, "     %s (no symbols) (%" PRIu64 "%s%s)\n", sites[k].unnamed,
+					sites[k].count, th[0] ? " by " : "", th);
+			else
+				fprintf(f, "     %s %s:%u (%" PRIu64 "%s%s)\n", sites[k].function,
+					sites[k].file ? sites[k].file : "??", sites[k].line,
+					sites[k].count, th[0] ? " by " : "", th);
 		}
 	}
 	print_objects(r, f, total);
@@ -645,6 +657,8 @@ int comdetect_report__json_as(const struct comdetect_report *r, const char *comm
 		for (k = 0; k < ns; k++) {
 			json__obj_begin(&w, NULL);
 			json__str(&w, "function", sites[k].function);
+			if (!sites[k].function)
+				json__str(&w, "code", sites[k].unnamed);
 			json__str(&w, "file", sites[k].file);
 			json__u64(&w, "line", sites[k].line);
 			json__u64(&w, "count", sites[k].count);

@@ -221,12 +221,12 @@ static void print_hist(const struct reuse_report *r, FILE *f, const struct reuse
 
 static void site(const struct reuse_report *r, u64 ip, char *buf, size_t len)
 {
-	struct lp_srcloc loc;
+	struct lp_srcloc loc = { 0 };
 
 	if (r->run.syms && symbols__code(r->run.syms, r->run.pid, ip, &loc) == 0)
 		snprintf(buf, len, "%s %s:%u", loc.function, loc.file ? loc.file : "??", loc.line);
 	else
-		snprintf(buf, len, "%#" PRIx64, ip);
+		symbols__code_unnamed(&loc, ip, buf, len);
 }
 
 /* Traps report the instruction after the access: step back into it. */

@@ -444,6 +444,25 @@ static bool allocator_dso(const char *path)
 	return false;
 }
 
+/* @loc names a file's code without a symbol (symbols__code() failed on it) */
+static bool unnamed_file_code(const struct lp_srcloc *loc)
+{
+	return loc->dso && loc->dso[0] == '/' && loc->dso_addr;
+}
+
+bool symbols__code_unnamed(const struct lp_srcloc *loc, u64 ip, char *buf, size_t len)
+{
+	if (unnamed_file_code(loc)) {
+		snprintf(buf, len, "%s+%#" PRIx64, strrchr(loc->dso, '/') + 1, loc->dso_addr);
+		return true;
+	}
+	if (loc->dso && loc->dso[0] == '[')
+		snprintf(buf, len, "%#" PRIx64 " %s", ip, loc->dso);
+	else
+		snprintf(buf, len, "%#" PRIx64, ip);
+	return false;
+}
+
 int symbols__alloc_site(struct lp_symbols *s, const struct lp_object *b,
 			struct lp_srcloc *out)
 {
@@ -451,8 +470,15 @@ int symbols__alloc_site(struct lp_symbols *s, const struct lp_object *b,
 
 	for (i = 0; i < b->nframes; i++) {
 		/* a return address: the call is the instruction before it */
-		if (symbols__code(s, b->pid, b->frames[i] - 1, out))
+		if (symbols__code(s, b->pid, b->frames[i] - 1, out)) {
+			/*
+			 * A stripped program's own frame is its site still: the
+			 * libc frames past it (__libc_start_call_main) are not.
+			 */
+			if (unnamed_file_code(out) && !allocator_dso(out->dso))
+				return 0;
 			continue;
+		}
 		if (first < 0)
 			first = i;
 		if (!allocator_dso(out->dso))
@@ -483,9 +509,14 @@ static void heap_label(struct lp_symbols *s, const struct lp_object *b, u64 addr
 	n = snprintf(out->label, sizeof(out->label), "%s %" PRIu64 " B", verb, b->size);
 	if (symbols__alloc_site(s, b, &loc) == 0 && n > 0 && (size_t)n < sizeof(out->label)) {
 		const char *f = loc.file ? strrchr(loc.file, '/') : NULL;
+		char where[200];
 
 		f = f ? f + 1 : loc.file;
-		if (f)
+		if (!loc.function) {
+			symbols__code_unnamed(&loc, 0, where, sizeof(where));
+			snprintf(out->label + n, sizeof(out->label) - n, " at %s (no symbols)",
+				 where);
+		} else if (f)
 			snprintf(out->label + n, sizeof(out->label) - n, " at %s:%u (%s)", f,
 				 loc.line, loc.function);
 		else

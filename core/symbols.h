@@ -12,6 +12,7 @@
  */
 #ifndef LP_SYMBOLS_H
 #define LP_SYMBOLS_H
+#include <stdbool.h>
 #include <sys/types.h>
 
 #include "core/event.h"
@@ -83,7 +84,10 @@ int symbols__add_alloc(struct lp_symbols *s, const struct lp_event *ev);
 /*
  * Where heap block @b was allocated: the first frame of its call path
  * outside the allocator's library (libc, libstdc++, ld.so), as a code
- * lookup of the call instruction. 0, or -ENOENT when no frame resolves.
+ * lookup of the call instruction. Such a frame in a file without symbols
+ * (a stripped program) is still the site: 0 with out->function NULL and
+ * out->dso, out->dso_addr set (symbols__code_unnamed names it). 0, or
+ * -ENOENT when no frame resolves.
  */
 int symbols__alloc_site(struct lp_symbols *s, const struct lp_object *b,
 			struct lp_srcloc *out);
@@ -108,6 +112,13 @@ void symbols__forget_pid(struct lp_symbols *s, u32 pid);
  * (then out->dso and out->dso_addr are still filled when a mapping holds it).
  */
 int symbols__code(struct lp_symbols *s, u32 pid, u64 ip, struct lp_srcloc *out);
+/*
+ * The name of code symbols__code() found no symbol for (@loc is what it
+ * filled): as perf names it, by the file and the address addr2line takes,
+ * "sort+0x1a2b" (true); "0x7f.. [anon]" in a mapping without a file; else
+ * the address alone (false both).
+ */
+bool symbols__code_unnamed(const struct lp_srcloc *loc, u64 ip, char *buf, size_t len);
 
 /*
  * Data lookup. 0 when some mapping holds addr (out->label always set,

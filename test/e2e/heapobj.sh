@@ -192,11 +192,18 @@ fi
 # top_object WHAT REGEX CMD...: comdetect --objects CMD; its top object
 # (label | innermost frame of its call path) must match REGEX
 top_object() {
-	local what=$1 re=$2 got
+	local what=$1 re=$2 got try
 	shift 2
-	"$LOCIPROF" comdetect -q --objects --json "$TMP/top.json" "$@" > /dev/null 2> "$TMP/err"
-	got=$(js "$TMP/top.json" "d['objects'][0]['object'] + ' | ' + d['objects'][0]['callpath'][0] if d['objects'] else 'none'")
-	if echo "$got" | grep -qE "$re"; then
+	# a run whose threads never ran together (the other CPU busy) detects
+	# nothing to name: tried again, up to 3 runs, then skipped, saying so
+	for try in 1 2 3; do
+		"$LOCIPROF" comdetect -q --objects --json "$TMP/top.json" "$@" > /dev/null 2> "$TMP/err"
+		got=$(js "$TMP/top.json" "d['objects'][0]['object'] + ' | ' + d['objects'][0]['callpath'][0] if d['objects'] else 'none'")
+		[ "$got" = none ] && [ "$(js "$TMP/top.json" "len(d['lines'])")" = 0 ] || break
+	done
+	if [ "$got" = none ] && [ "$(js "$TMP/top.json" "len(d['lines'])")" = 0 ]; then
+		skip "$what: top object named by its site" "3 runs detected no line (the threads never ran together: load $(cut -d' ' -f1 /proc/loadavg))"
+	elif echo "$got" | grep -qE "$re"; then
 		ok "$what: the top object is '$got'"
 	else
 		fail "$what: top object named by its site" "got '$got', want /$re/; $(tail -2 "$TMP/err")"

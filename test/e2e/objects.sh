@@ -5,14 +5,23 @@
 # never ran together and nothing was detected).
 . "$(dirname "$0")/lib.sh"
 
-"$LOCIPROF" comdetect -q --json "$TMP/tv.json" "$TOP/test/helpers/twovars" 20000000 2> "$TMP/err"; rc=$?
+# The check is of the naming, not of detection: a run in which the two threads
+# never ran together (the other CPU busy: 0 lines, seen at load 3 with 20M adds)
+# is tried again, up to 3 runs, and skipped, saying so, if none detected a line.
+for try in 1 2 3; do
+	"$LOCIPROF" comdetect -q --json "$TMP/tv.json" "$TOP/test/helpers/twovars" 20000000 2> "$TMP/err"; rc=$?
+	nl=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['lines']))" "$TMP/tv.json" 2> /dev/null)
+	[ "$rc" = 0 ] && [ "${nl:-0}" = 0 ] || break
+done
 got=$(python3 -c "
 import json,sys
 d=json.load(open(sys.argv[1]))
 l=d['lines'][0]
 print(l['object'], sorted(set((o['offset'], o['object']) for o in l['offsets'])))
 print(l['object'].startswith('first') and len(l['offsets']) > 0 and all(o['offset'] == 8 and o['object'].startswith('second') for o in l['offsets']))" "$TMP/tv.json" 2>&1)
-if [ $rc = 0 ] && [ "$(echo "$got" | tail -1)" = True ]; then
+if [ "$rc" = 0 ] && [ "${nl:-}" = 0 ]; then
+	skip "offset groups name their variable" "3 runs detected no line (the threads never ran together: load $(cut -d' ' -f1 /proc/loadavg))"
+elif [ $rc = 0 ] && [ "$(echo "$got" | tail -1)" = True ]; then
 	ok "offset groups name the variable they hit: $(echo "$got" | head -1)"
 else
 	fail "offset groups name their variable" "exit $rc: $got $(head -c 200 "$TMP/err")"

@@ -580,6 +580,7 @@ struct copy_arg {
 	u32 pid;
 	const char *path;
 	int n;
+	int all;	/* copy the other mappings too, unchanged */
 };
 
 static int copy_exe_maps(void *arg, const struct lp_mmap *m)
@@ -587,9 +588,9 @@ static int copy_exe_maps(void *arg, const struct lp_mmap *m)
 	struct copy_arg *a = arg;
 	struct lp_mmap c = *m;
 
-	if (!str_ends(m->filename, "/" SYMTARGET))
-		return 0;
 	c.pid = a->pid;
+	if (!str_ends(m->filename, "/" SYMTARGET))
+		return a->all ? symbols__add_mmap(a->s, &c) : 0;
 	snprintf(c.filename, sizeof(c.filename), "%s", a->path);
 	a->n++;
 	return symbols__add_mmap(a->s, &c);
@@ -674,6 +675,68 @@ LP_TEST(test_symbols_replaced_file, "symbols: a replaced or vanished file is not
 	target__stop(&t);
 	symbols__delete(s);
 	unlink(a);
+	rmdir(dir);
+	return TEST_OK;
+}
+
+LP_TEST(test_symbols_stripped_program_is_the_alloc_site, "symbols: a heap block malloc'd from a stripped program is named by the program's file+address, not by libc's frame past it")
+{
+	char dir[] = "/tmp/lp-sym-XXXXXX", path[64], cmd[160], want_label[200], name[100];
+	struct lp_symbols *s;
+	struct lp_srcloc want, loc;
+	struct lp_dataobj o;
+	struct lp_event ev;
+	struct copy_arg ca;
+	struct target t;
+	int ret;
+
+	TARGET_SETUP(t, s);
+	TEST_ASSERT(mkdtemp(dir), "mkdtemp");
+	snprintf(path, sizeof(path), "%s/prog", dir);
+	TEST_ASSERT(copy_file(SYMTARGET, path, ~(size_t)0) == 0, "copy");
+	snprintf(cmd, sizeof(cmd), "strip %s 2>/dev/null", path);
+	if (system(cmd)) {
+		target__stop(&t);
+		symbols__delete(s);
+		unlink(path);
+		rmdir(dir);
+		TEST_SKIP("strip(1) failed or is missing (binutils)");
+	}
+	/* where lp_sym_func lies in the file, from the unstripped original */
+	ret = symbols__code(s, t.pid, t.func, &want);
+	TEST_ASSERT(ret == 0 && want.dso_addr, "unstripped: %d", ret);
+	ca = (struct copy_arg){ s, 710, path, 0, 1 };
+	ret = symbols__read_proc_maps(t.pid, copy_exe_maps, &ca);
+	TEST_ASSERT(ret == 0 && ca.n >= 2, "maps: %d n %d", ret, ca.n);
+	ret = symbols__code(s, 710, t.func, &loc);
+	TEST_ASSERT(ret == -ENOENT && !loc.function && loc.dso_addr == want.dso_addr,
+		    "stripped: %d %s at %#llx, want %#llx", ret, S(loc.function),
+		    (unsigned long long)loc.dso_addr, (unsigned long long)want.dso_addr);
+	TEST_ASSERT(symbols__code_unnamed(&loc, t.func, name, sizeof(name)) &&
+		    !strncmp(name, "prog+0x", 7) &&
+		    strtoull(name + 5, NULL, 16) == want.dso_addr, "unnamed: '%.60s'", name);
+
+	/* called from lp_sym_func (a return address one past it), below it libc's printf */
+	memset(&ev, 0, sizeof(ev));
+	ev.type = LP_EV_ALLOC;
+	ev.alloc = (struct lp_alloc){ .time = 1, .addr = 0x10000000, .size = 48, .pid = 710,
+				      .fn = LP_ALLOC_MALLOC, .nframes = 2 };
+	ev.alloc.frames[0] = t.func + 1;
+	ev.alloc.frames[1] = t.printf_addr + 1;
+	TEST_ASSERT(symbols__add_alloc(s, &ev) == 0, "alloc");
+	ret = symbols__data(s, 710, 0x10000008, &o);
+	snprintf(want_label, sizeof(want_label), "malloc'd 48 B at prog+%#llx (no symbols)",
+		 (unsigned long long)want.dso_addr);
+	TEST_ASSERT(ret == 0 && o.heap && !strcmp(o.label, want_label) && o.offset == 8,
+		    "label '%.60s', want '%.60s'", o.label, want_label);
+	/* the original program still names its function and line there */
+	ev.alloc.pid = t.pid;
+	TEST_ASSERT(symbols__add_alloc(s, &ev) == 0, "alloc in the original");
+	ret = symbols__data(s, t.pid, 0x10000008, &o);
+	TEST_ASSERT(ret == 0 && strstr(o.label, "(lp_sym_func)"), "original: '%.120s'", o.label);
+	target__stop(&t);
+	symbols__delete(s);
+	unlink(path);
 	rmdir(dir);
 	return TEST_OK;
 }
