@@ -179,13 +179,13 @@ static int exe_path(pid_t pid, char *exe, size_t len)
 }
 
 /* The file whose allocator the program calls: its own (static), else its libc. */
-static int find_allocator(pid_t pid, struct lp_symbols *syms, char *path, size_t len)
+static int find_allocator(pid_t pid, char *path, size_t len)
 {
 	char exe[PATH_MAX];
 	u64 off;
 
 	if (!exe_path(pid, exe, sizeof(exe)) &&
-	    symbols__func_file_offset(syms, exe, "malloc", &off) == 0) {
+	    symbols__func_file_offset(exe, "malloc", &off) == 0) {
 		snprintf(path, len, "%s", exe);
 		return 0;
 	}
@@ -297,19 +297,47 @@ __asm__(".text\n"
 	".size sess_alloc_calib_target, . - sess_alloc_calib_target\n");
 
 /*
+ * The file and file offset of lociprof's own code at @addr, from where it
+ * is mapped (no symbol table: that of the static binary took 6-9 ms to
+ * read, and a stripped one has none). 0 or -ENOENT.
+ */
+static int self_file_offset(u64 addr, char *path, size_t len, u64 *off)
+{
+	char line[PATH_MAX + 128];
+	unsigned long long start, end, pgoff;
+	int err = -ENOENT;
+	FILE *f = fopen("/proc/self/maps", "re");
+
+	if (!f)
+		return -errno;
+	while (err && fgets(line, sizeof(line), f)) {
+		char *p = strchr(line, '/');
+
+		if (!p || sscanf(line, "%llx-%llx %*s %llx", &start, &end, &pgoff) != 3 ||
+		    addr < start || addr >= end)
+			continue;
+		p[strcspn(p, "\n")] = 0;
+		snprintf(path, len, "%s", p);
+		*off = addr - start + pgoff;
+		err = 0;
+	}
+	fclose(f);
+	return err;
+}
+
+/*
  * The cost of one probe hit on this machine, as malloc's probes cost it:
  * an entry and a return probe with malloc's attributes (registers, call
  * chain, stack copy) on a function of lociprof itself, into a ring of
  * their own, CALIB_CALLS calls (two hits each) less the calls alone. The
  * ns of one hit, or 0 if it could not be measured.
  */
-static u64 calibrate(struct lp_session *s, const struct allocprobes *ap,
-		     struct lp_symbols *syms)
+static u64 calibrate(struct lp_session *s, const struct allocprobes *ap)
 {
 	const struct perf_event_attr *tmpl[2] = { NULL, NULL };
 	struct perf_event_attr at;
 	char exe[PATH_MAX];
-	u64 off, t0, t1, t2, t3, hits = 0;
+	u64 off = 0, t0, t1, t2, t3, hits = 0;
 	int fd[2] = { -1, -1 }, i, x = 0;
 	size_t len = (size_t)(1 + CALIB_RING_PAGES) * sysconf(_SC_PAGESIZE);
 	size_t small = (size_t)(1 + 8) * sysconf(_SC_PAGESIZE);
@@ -320,8 +348,8 @@ static u64 calibrate(struct lp_session *s, const struct allocprobes *ap,
 	for (i = 0; i < ap->n; i++)
 		if (ap->fn[i] == LP_ALLOC_MALLOC)
 			tmpl[ap->ret[i]] = &ap->attrs[i];
-	if (!tmpl[0] || !tmpl[1] || exe_path(getpid(), exe, sizeof(exe)) ||
-	    symbols__func_file_offset(syms, exe, "sess_alloc_calib_target", &off))
+	if (!tmpl[0] || !tmpl[1] ||
+	    self_file_offset((u64)(uintptr_t)sess_alloc_calib_target, exe, sizeof(exe), &off))
 		return 0;
 	/*
 	 * The program's own sampling event makes each trap dearer (measured:
@@ -381,7 +409,6 @@ out:
 
 int sess_alloc_setup(struct lp_session *s, pid_t pid)
 {
-	struct lp_symbols *syms;
 	struct allocprobes *ap;
 	char exe[PATH_MAX];
 	int type, rbit, err;
@@ -395,12 +422,11 @@ int sess_alloc_setup(struct lp_session *s, pid_t pid)
 	if (type < 0)
 		return -ENODEV;
 	ap = calloc(1, sizeof(*ap));
-	syms = symbols__new();
-	if (!ap || !syms) {
+	if (!ap) {
 		err = -ENOMEM;
 		goto out;
 	}
-	err = find_allocator(pid, syms, ap->path, sizeof(ap->path));
+	err = find_allocator(pid, ap->path, sizeof(ap->path));
 	if (err)
 		goto out;
 	if (find_cxx(pid, ap->cxxpath, sizeof(ap->cxxpath)))
@@ -416,8 +442,8 @@ int sess_alloc_setup(struct lp_session *s, pid_t pid)
 		u64 off;
 
 		if (!*file || (d->opt && strcmp(file, exe) &&
-				!symbols__file_imports(syms, exe, d->sym)) ||
-		    symbols__func_file_offset(syms, file, d->sym, &off))
+				!symbols__file_imports(exe, d->sym)) ||
+		    symbols__func_file_offset(file, d->sym, &off))
 			continue;
 		if (d->fn == LP_ALLOC_FREE)	/* entry only, its argument kept */
 			cheap_entry(file, &off);
@@ -480,14 +506,13 @@ int sess_alloc_setup(struct lp_session *s, pid_t pid)
 	ap->t0 = sess_now_ns();
 	if (s->opts.objects_stack)
 		ap->unwinder = unwind__new();
-	ap->hit_ns = calibrate(s, ap, syms);
+	ap->hit_ns = calibrate(s, ap);
 	s->alloc = ap;
 	s->stats.alloc_probes = ap->n;
 	s->stats.alloc_hit_ns = ap->hit_ns;
 	s->stats.alloc_windows = 1;
 	ap = NULL;
 out:
-	symbols__delete(syms);
 	free(ap);
 	return err;
 }
