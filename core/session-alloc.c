@@ -327,20 +327,6 @@ static int self_file_offset(u64 addr, char *path, size_t len, u64 *off)
 }
 
 /*
- * CPU time of the calling thread, the traps' kernel time included: what a
- * hit costs the program, whoever else wants the CPU meanwhile (the wall
- * time of the calibration, beside the session's start on a loaded 2-CPU
- * machine, read 62-119 us a hit where this reads 23-84).
- */
-static u64 thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (u64)ts.tv_sec * 1000000000ull + (u64)ts.tv_nsec;
-}
-
-/*
  * The cost of one probe hit on this machine, as malloc's probes cost it:
  * an entry and a return probe with malloc's attributes (registers, call
  * chain, stack copy) on a function of lociprof itself, into a ring of
@@ -378,10 +364,10 @@ static u64 calibrate(const struct lp_session *s, const struct perf_event_attr tm
 		if (sfd >= 0)
 			sring = mmap(NULL, small, PROT_READ | PROT_WRITE, MAP_SHARED, sfd, 0);
 	}
-	t0 = thread_cpu_ns();	/* the calls alone */
+	t0 = sess_now_ns();	/* the calls alone */
 	for (i = 0; i < CALIB_CALLS; i++)
 		x = sess_alloc_calib_target(x);
-	t1 = thread_cpu_ns();
+	t1 = sess_now_ns();
 	for (i = 0; i < 2; i++) {
 		at = tmpl[i];
 		at.config1 = (u64)(uintptr_t)exe;
@@ -397,10 +383,10 @@ static u64 calibrate(const struct lp_session *s, const struct perf_event_attr tm
 	}
 	if (ring == MAP_FAILED || ioctl(fd[1], PERF_EVENT_IOC_SET_OUTPUT, fd[0]) < 0)
 		goto out;
-	t2 = thread_cpu_ns();
+	t2 = sess_now_ns();
 	for (i = 0; i < CALIB_CALLS; i++)
 		x = sess_alloc_calib_target(x);
-	t3 = thread_cpu_ns();
+	t3 = sess_now_ns();
 	if (read(fd[0], &hits, sizeof(hits)) != sizeof(hits))
 		hits = 0;
 	if (hits == CALIB_CALLS && x == 2 * CALIB_CALLS && t3 - t2 > t1 - t0)
@@ -463,8 +449,14 @@ static void probe_attr(const struct lp_session *s, const struct probe_def *d, in
  * (sess_alloc_calib_start) to the program's exec (sess_alloc_setup), beside
  * what lociprof and the kernel do meanwhile (the analysis' tables, the
  * fork and exec): about 15 ms (11-26) of every run here when it ran at
- * the exec, the program stopped. Its probes are buried by the main thread.
- * Measured once per session: a later exec reuses it.
+ * the exec, the program stopped. Wall time, as the budget's (a share of
+ * the run's wall time): beside lociprof's own work, as the program's hits
+ * are beside lociprof reading them, it reads what a hit of the first
+ * window costs the program on a loaded machine (62-119 us at load 6-7, a
+ * window's hits 60-72 us each at load 4-5), where the CPU time of the
+ * traps, 16-30 us, let the windows take 2-3.8 times as many hits.
+ * Its probes are buried by the main thread. Measured once per session:
+ * a later exec reuses it.
  */
 struct calib {
 	pthread_t th;
