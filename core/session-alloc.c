@@ -9,7 +9,6 @@
  * Entries and returns are paired per thread into LP_EV_ALLOC / LP_EV_FREE.
  */
 #include <sched.h>
-#include <pthread.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -333,20 +332,24 @@ static int self_file_offset(u64 addr, char *path, size_t len, u64 *off)
  * their own, CALIB_CALLS calls (two hits each) less the calls alone. The
  * ns of one hit, or 0 if it could not be measured.
  */
-static u64 calibrate(const struct lp_session *s, const struct perf_event_attr tmpl[2],
-		     int fd[2])
+static u64 calibrate(struct lp_session *s, const struct allocprobes *ap)
 {
+	const struct perf_event_attr *tmpl[2] = { NULL, NULL };
 	struct perf_event_attr at;
 	char exe[PATH_MAX];
 	u64 off = 0, t0, t1, t2, t3, hits = 0;
-	int i, x = 0;
+	int fd[2] = { -1, -1 }, i, x = 0;
 	size_t len = (size_t)(1 + CALIB_RING_PAGES) * sysconf(_SC_PAGESIZE);
 	size_t small = (size_t)(1 + 8) * sysconf(_SC_PAGESIZE);
 	void *ring = MAP_FAILED, *sring = MAP_FAILED;
 	int sfd = -1;
 	u64 ns = 0;
 
-	if (self_file_offset((u64)(uintptr_t)sess_alloc_calib_target, exe, sizeof(exe), &off))
+	for (i = 0; i < ap->n; i++)
+		if (ap->fn[i] == LP_ALLOC_MALLOC)
+			tmpl[ap->ret[i]] = &ap->attrs[i];
+	if (!tmpl[0] || !tmpl[1] ||
+	    self_file_offset((u64)(uintptr_t)sess_alloc_calib_target, exe, sizeof(exe), &off))
 		return 0;
 	/*
 	 * The program's own sampling event makes each trap dearer (measured:
@@ -369,7 +372,7 @@ static u64 calibrate(const struct lp_session *s, const struct perf_event_attr tm
 		x = sess_alloc_calib_target(x);
 	t1 = sess_now_ns();
 	for (i = 0; i < 2; i++) {
-		at = tmpl[i];
+		at = *tmpl[i];
 		at.config1 = (u64)(uintptr_t)exe;
 		at.config2 = off;
 		fd[i] = perf__open(&at, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
@@ -398,129 +401,10 @@ out:
 		munmap(sring, small);
 	if (sfd >= 0)
 		close(sfd);
-	return ns;
-}
-
-/* What a probe of @d records (its file and offset: config1, config2). */
-static void probe_attr(const struct lp_session *s, const struct probe_def *d, int type,
-		       int rbit, struct perf_event_attr *at)
-{
-	memset(at, 0, sizeof(*at));
-	at->size = sizeof(*at);
-	at->type = type;
-	at->config = d->ret ? 1ull << rbit : 0;
-	at->sample_period = 1;
-	at->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-			  PERF_SAMPLE_REGS_USER;
-	/* rdi, rsi, rdx, rcx: the arguments read (mmap's flags are the 4th); rax: the result */
-	at->sample_regs_user = 1ull << LP_REG_AX | 1ull << LP_REG_SI | 1ull << LP_REG_DI |
-			       1ull << LP_REG_DX | 1ull << LP_REG_CX;
-	if (d->ret && d->fn == LP_ALLOC_POSIX_MEMALIGN) {
-		at->sample_type |= PERF_SAMPLE_STACK_USER;
-		at->sample_regs_user |= 1ull << LP_REG_SP;
-		at->sample_stack_user = MEMPTR_STACK;
-	}
-	if (d->ret && s->opts.objects_stack) {
-		/* a DWARF unwind where frame pointers are missing (unwind.h) */
-		at->sample_type |= PERF_SAMPLE_STACK_USER;
-		at->sample_regs_user |= UNWIND_REGS;
-		if (at->sample_stack_user < s->opts.objects_stack)
-			at->sample_stack_user = s->opts.objects_stack;
-	}
-	if (d->ret) {
-		at->sample_type |= PERF_SAMPLE_CALLCHAIN;
-		at->exclude_callchain_kernel = 1;
-		/* the user marker, then the frames we keep */
-		at->sample_max_stack = LP_ALLOC_MAX_FRAMES + 1;
-	}
-	/*
-	 * lociprof checks the budget as it reads the records: woken every
-	 * ALLOC_WAKEUP of them, not only at its 2 ms drains (a loaded
-	 * machine left it descheduled for thousands of hits)
-	 */
-	at->wakeup_events = ALLOC_WAKEUP;
-	/* one clock for the ring it shares (PERF_EVENT_IOC_SET_OUTPUT) */
-	at->use_clockid = 1;
-	at->clockid = CLOCK_MONOTONIC;
-}
-
-/*
- * The calibration runs in a thread of its own from the session's start
- * (sess_alloc_calib_start) to the program's exec (sess_alloc_setup), beside
- * what lociprof and the kernel do meanwhile (the analysis' tables, the
- * fork and exec): about 15 ms (11-26) of every run here when it ran at
- * the exec, the program stopped. Wall time, as the budget's (a share of
- * the run's wall time): beside lociprof's own work, as the program's hits
- * are beside lociprof reading them, it reads what a hit of the first
- * window costs the program on a loaded machine (62-119 us at load 6-7, a
- * window's hits 60-72 us each at load 4-5), where the CPU time of the
- * traps, 16-30 us, let the windows take 2-3.8 times as many hits.
- * Its probes are buried by the main thread. Measured once per session:
- * a later exec reuses it.
- */
-struct calib {
-	pthread_t th;
-	const struct lp_session *s;	/* read only: the sampling event's attributes */
-	struct perf_event_attr tmpl[2];	/* malloc's entry and return probes */
-	int fd[2];
-	u64 ns;
-};
-
-static void *calib_main(void *arg)
-{
-	struct calib *c = arg;
-
-	c->ns = calibrate(c->s, c->tmpl, c->fd);
-	return NULL;
-}
-
-void sess_alloc_calib_start(struct lp_session *s)
-{
-	sigset_t all, old;
-	struct calib *c;
-	int type = perf__pmu_type("uprobe"), i;
-
-	if (!s->opts.objects || s->calib || type < 0)
-		return;
-	c = calloc(1, sizeof(*c));
-	if (!c)
-		return;
-	c->s = s;
-	c->fd[0] = c->fd[1] = -1;
-	for (i = 0; i < 2; i++)		/* probe_defs[0], [1]: malloc's */
-		probe_attr(s, &probe_defs[i], type, retprobe_bit(), &c->tmpl[i]);
-	/* no signal for it: SIGCHLD is the session's, through its signalfd */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	if (pthread_create(&c->th, NULL, calib_main, c))
-		free(c);
-	else
-		s->calib = c;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-}
-
-/* The measured cost of a hit (0: none), once; the probes it used buried. */
-static u64 calib_end(struct lp_session *s)
-{
-	struct calib *c = s->calib;
-	int i;
-
-	if (!c)
-		return s->calib_ns;
-	pthread_join(c->th, NULL);
 	for (i = 0; i < 2; i++)
-		if (c->fd[i] >= 0)
-			grave_add(s, c->fd[i]);	/* released later, in the background */
-	s->calib_ns = c->ns;
-	s->calib_done = 1;
-	free(c);
-	s->calib = NULL;
-	return s->calib_ns;
-}
-
-void sess_alloc_calib_end(struct lp_session *s)
-{
-	calib_end(s);
+		if (fd[i] >= 0)
+			grave_add(s, fd[i]);	/* released later, in the background */
+	return ns;
 }
 
 int sess_alloc_setup(struct lp_session *s, pid_t pid)
@@ -570,9 +454,45 @@ int sess_alloc_setup(struct lp_session *s, pid_t pid)
 				break;
 		if (j < ap->n)
 			continue;
-		probe_attr(s, d, type, rbit, at);
+		memset(at, 0, sizeof(*at));
+		at->size = sizeof(*at);
+		at->type = type;
+		at->config = d->ret ? 1ull << rbit : 0;
 		at->config1 = (u64)(uintptr_t)file;
 		at->config2 = off;
+		at->sample_period = 1;
+		at->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+				  PERF_SAMPLE_REGS_USER;
+		/* rdi, rsi, rdx, rcx: the arguments read (mmap's flags are the 4th); rax: the result */
+		at->sample_regs_user = 1ull << LP_REG_AX | 1ull << LP_REG_SI | 1ull << LP_REG_DI |
+				       1ull << LP_REG_DX | 1ull << LP_REG_CX;
+		if (d->ret && d->fn == LP_ALLOC_POSIX_MEMALIGN) {
+			at->sample_type |= PERF_SAMPLE_STACK_USER;
+			at->sample_regs_user |= 1ull << LP_REG_SP;
+			at->sample_stack_user = MEMPTR_STACK;
+		}
+		if (d->ret && s->opts.objects_stack) {
+			/* a DWARF unwind where frame pointers are missing (unwind.h) */
+			at->sample_type |= PERF_SAMPLE_STACK_USER;
+			at->sample_regs_user |= UNWIND_REGS;
+			if (at->sample_stack_user < s->opts.objects_stack)
+				at->sample_stack_user = s->opts.objects_stack;
+		}
+		if (d->ret) {
+			at->sample_type |= PERF_SAMPLE_CALLCHAIN;
+			at->exclude_callchain_kernel = 1;
+			/* the user marker, then the frames we keep */
+			at->sample_max_stack = LP_ALLOC_MAX_FRAMES + 1;
+		}
+		/*
+		 * lociprof checks the budget as it reads the records: woken every
+		 * ALLOC_WAKEUP of them, not only at its 2 ms drains (a loaded
+		 * machine left it descheduled for thousands of hits)
+		 */
+		at->wakeup_events = ALLOC_WAKEUP;
+		/* one clock for the ring it shares (PERF_EVENT_IOC_SET_OUTPUT) */
+		at->use_clockid = 1;
+		at->clockid = CLOCK_MONOTONIC;
 		ap->fn[ap->n] = d->fn;
 		ap->ret[ap->n] = d->ret;
 		ap->orig[ap->n] = file_byte(file, off);
@@ -586,19 +506,7 @@ int sess_alloc_setup(struct lp_session *s, pid_t pid)
 	ap->t0 = sess_now_ns();
 	if (s->opts.objects_stack)
 		ap->unwinder = unwind__new();
-	ap->hit_ns = calib_end(s);
-	if (!s->calib_done) {	/* no thread: measured now, the program stopped */
-		struct perf_event_attr tmpl[2];
-		int fd[2] = { -1, -1 };
-
-		for (i = 0; i < 2; i++)
-			probe_attr(s, &probe_defs[i], type, rbit, &tmpl[i]);
-		ap->hit_ns = s->calib_ns = calibrate(s, tmpl, fd);
-		s->calib_done = 1;
-		for (i = 0; i < 2; i++)
-			if (fd[i] >= 0)
-				grave_add(s, fd[i]);
-	}
+	ap->hit_ns = calibrate(s, ap);
 	s->alloc = ap;
 	s->stats.alloc_probes = ap->n;
 	s->stats.alloc_hit_ns = ap->hit_ns;

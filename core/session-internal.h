@@ -179,9 +179,6 @@ struct lp_session {
 	struct allocprobes *alloc;	/* NULL: objects not tracked */
 	int *grave;			/* allocator probe fds to release (session-alloc.c) */
 	int ngrave, capgrave;
-	struct calib *calib;		/* the cost of a probe hit, being measured */
-	u64 calib_ns;			/* ...once measured (0: could not be) */
-	int calib_done;
 	char err[512];
 };
 
@@ -216,8 +213,6 @@ void sess_alloc_open(struct lp_session *s, struct thread *t);
 int sess_alloc_big_ring(const struct lp_session *s, const struct thread *t);
 void sess_alloc_close(struct lp_session *s, struct thread *t);
 void sess_alloc_bury(struct lp_session *s);
-void sess_alloc_calib_start(struct lp_session *s);
-void sess_alloc_calib_end(struct lp_session *s);
 int sess_alloc_sample(struct lp_session *s, struct thread *t, u64 id,
 		      const struct perf_event_header *h);
 /* Between drains: reopen paused probes when the budget allows. */

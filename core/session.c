@@ -322,7 +322,6 @@ int session__new(struct lp_session **out, const struct lp_session_opts *opts)
 
 		epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->sigfd, &ee);
 	}
-	sess_alloc_calib_start(s);	/* beside the program's start */
 	*out = s;
 	return 0;
 out_free:
@@ -355,7 +354,6 @@ void session__delete(struct lp_session *s)
 		close(s->exec_errno_fd);
 	sess_trace_delete(s->trace);
 	lp_actions__exit(&s->acts);
-	sess_alloc_calib_end(s);	/* the program never ran: its probes too */
 	sess_alloc_bury(s);
 	free(s->grave);
 	sess_alloc_free(s);
