@@ -8,7 +8,7 @@
  * where they are missing, a DWARF unwind of a stack copy, core/unwind.c).
  * Entries and returns are paired per thread into LP_EV_ALLOC / LP_EV_FREE.
  */
-#include <dirent.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -179,13 +179,13 @@ static int exe_path(pid_t pid, char *exe, size_t len)
 }
 
 /* The file whose allocator the program calls: its own (static), else its libc. */
-static int find_allocator(pid_t pid, struct lp_symbols *syms, char *path, size_t len)
+static int find_allocator(pid_t pid, char *path, size_t len)
 {
 	char exe[PATH_MAX];
 	u64 off;
 
 	if (!exe_path(pid, exe, sizeof(exe)) &&
-	    symbols__func_file_offset(syms, exe, "malloc", &off) == 0) {
+	    symbols__func_file_offset(exe, "malloc", &off) == 0) {
 		snprintf(path, len, "%s", exe);
 		return 0;
 	}
@@ -297,19 +297,47 @@ __asm__(".text\n"
 	".size sess_alloc_calib_target, . - sess_alloc_calib_target\n");
 
 /*
+ * The file and file offset of lociprof's own code at @addr, from where it
+ * is mapped (no symbol table: that of the static binary took 6-9 ms to
+ * read, and a stripped one has none). 0 or -ENOENT.
+ */
+static int self_file_offset(u64 addr, char *path, size_t len, u64 *off)
+{
+	char line[PATH_MAX + 128];
+	unsigned long long start, end, pgoff;
+	int err = -ENOENT;
+	FILE *f = fopen("/proc/self/maps", "re");
+
+	if (!f)
+		return -errno;
+	while (err && fgets(line, sizeof(line), f)) {
+		char *p = strchr(line, '/');
+
+		if (!p || sscanf(line, "%llx-%llx %*s %llx", &start, &end, &pgoff) != 3 ||
+		    addr < start || addr >= end)
+			continue;
+		p[strcspn(p, "\n")] = 0;
+		snprintf(path, len, "%s", p);
+		*off = addr - start + pgoff;
+		err = 0;
+	}
+	fclose(f);
+	return err;
+}
+
+/*
  * The cost of one probe hit on this machine, as malloc's probes cost it:
  * an entry and a return probe with malloc's attributes (registers, call
  * chain, stack copy) on a function of lociprof itself, into a ring of
  * their own, CALIB_CALLS calls (two hits each) less the calls alone. The
  * ns of one hit, or 0 if it could not be measured.
  */
-static u64 calibrate(struct lp_session *s, const struct allocprobes *ap,
-		     struct lp_symbols *syms)
+static u64 calibrate(struct lp_session *s, const struct allocprobes *ap)
 {
 	const struct perf_event_attr *tmpl[2] = { NULL, NULL };
 	struct perf_event_attr at;
 	char exe[PATH_MAX];
-	u64 off, t0, t1, t2, t3, hits = 0;
+	u64 off = 0, t0, t1, t2, t3, hits = 0;
 	int fd[2] = { -1, -1 }, i, x = 0;
 	size_t len = (size_t)(1 + CALIB_RING_PAGES) * sysconf(_SC_PAGESIZE);
 	size_t small = (size_t)(1 + 8) * sysconf(_SC_PAGESIZE);
@@ -320,8 +348,8 @@ static u64 calibrate(struct lp_session *s, const struct allocprobes *ap,
 	for (i = 0; i < ap->n; i++)
 		if (ap->fn[i] == LP_ALLOC_MALLOC)
 			tmpl[ap->ret[i]] = &ap->attrs[i];
-	if (!tmpl[0] || !tmpl[1] || exe_path(getpid(), exe, sizeof(exe)) ||
-	    symbols__func_file_offset(syms, exe, "sess_alloc_calib_target", &off))
+	if (!tmpl[0] || !tmpl[1] ||
+	    self_file_offset((u64)(uintptr_t)sess_alloc_calib_target, exe, sizeof(exe), &off))
 		return 0;
 	/*
 	 * The program's own sampling event makes each trap dearer (measured:
@@ -381,7 +409,6 @@ out:
 
 int sess_alloc_setup(struct lp_session *s, pid_t pid)
 {
-	struct lp_symbols *syms;
 	struct allocprobes *ap;
 	char exe[PATH_MAX];
 	int type, rbit, err;
@@ -395,12 +422,11 @@ int sess_alloc_setup(struct lp_session *s, pid_t pid)
 	if (type < 0)
 		return -ENODEV;
 	ap = calloc(1, sizeof(*ap));
-	syms = symbols__new();
-	if (!ap || !syms) {
+	if (!ap) {
 		err = -ENOMEM;
 		goto out;
 	}
-	err = find_allocator(pid, syms, ap->path, sizeof(ap->path));
+	err = find_allocator(pid, ap->path, sizeof(ap->path));
 	if (err)
 		goto out;
 	if (find_cxx(pid, ap->cxxpath, sizeof(ap->cxxpath)))
@@ -416,8 +442,8 @@ int sess_alloc_setup(struct lp_session *s, pid_t pid)
 		u64 off;
 
 		if (!*file || (d->opt && strcmp(file, exe) &&
-				!symbols__file_imports(syms, exe, d->sym)) ||
-		    symbols__func_file_offset(syms, file, d->sym, &off))
+				!symbols__file_imports(exe, d->sym)) ||
+		    symbols__func_file_offset(file, d->sym, &off))
 			continue;
 		if (d->fn == LP_ALLOC_FREE)	/* entry only, its argument kept */
 			cheap_entry(file, &off);
@@ -480,14 +506,13 @@ int sess_alloc_setup(struct lp_session *s, pid_t pid)
 	ap->t0 = sess_now_ns();
 	if (s->opts.objects_stack)
 		ap->unwinder = unwind__new();
-	ap->hit_ns = calibrate(s, ap, syms);
+	ap->hit_ns = calibrate(s, ap);
 	s->alloc = ap;
 	s->stats.alloc_probes = ap->n;
 	s->stats.alloc_hit_ns = ap->hit_ns;
 	s->stats.alloc_windows = 1;
 	ap = NULL;
 out:
-	symbols__delete(syms);
 	free(ap);
 	return err;
 }
@@ -548,52 +573,88 @@ void sess_alloc_open(struct lp_session *s, struct thread *t)
 #define GRAVE_MAX 512	/* probe fds kept before they are released */
 
 /*
- * Releasing a uprobe event unregisters it, and the kernel waits for a
- * grace period each time: ~45 ms per descriptor on this machine, one
- * after another (closed in parallel they take as long). Closed at every
- * thread exit, 14 probes stalled the session (2 threads: 0.12 s became
- * 1.6 s; 64 threads: 1.3 s became 47 s). So the descriptors are handed to
- * a grandchild process that closes them in the background (reparented to
- * init, never waited for) and lociprof drops its copies, which is cheap.
+ * What the releaser reads: its own region, which lociprof never touches
+ * again (shared memory, see sess_alloc_bury), so neither frees nor
+ * reuses it while the releaser runs: a few KiB left mapped per burial.
  */
-/* In the grandchild: every descriptor but the graves (a pipe to the shell stays open else). */
-static void close_all_but_graves(struct lp_session *s, int keep, int keep2)
-{
-	struct dirent *d;
-	DIR *dir = opendir("/proc/self/fd");
-	int i, fd;
+#define REL_STACK (32 * 1024)
+struct releaser {
+	int go;		/* read end: EOF once lociprof has dropped its copies */
+	int n, nkeep;
+	int *graves;	/* in probe order */
+	int *keep;	/* sorted: the graves, the done pipe and go */
+	char *stack;	/* the grandchild's, below its top */
+};
 
-	if (!dir)
-		return;
-	while ((d = readdir(dir))) {
-		fd = atoi(d->d_name);
-		if (d->d_name[0] < '0' || d->d_name[0] > '9' || fd == dirfd(dir) || fd == keep ||
-		    fd == keep2)
-			continue;
-		for (i = 0; i < s->ngrave && s->grave[i] != fd; i++)
-			;
-		if (i == s->ngrave)
-			close(fd);
+static int int_cmp(const void *a, const void *b)
+{
+	return (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b);
+}
+
+/*
+ * The releaser: it shares lociprof's memory (CLONE_VM), so it calls no
+ * function that keeps state there (malloc, stdio, opendir) and reads
+ * only its region. Every descriptor but the kept ones is closed first (a
+ * pipe to the shell would stay open else), then the graves, once
+ * lociprof's own copies are gone: the last close pays the release.
+ */
+static int releaser_main(void *arg)
+{
+	const struct releaser *r = arg;
+	unsigned int lo = 0;
+	char c;
+	int i;
+
+	for (i = 0; i < r->nkeep; i++) {
+		if ((unsigned int)r->keep[i] > lo)
+			close_range(lo, (unsigned int)r->keep[i] - 1, 0);
+		lo = (unsigned int)r->keep[i] + 1;
 	}
-	closedir(dir);
+	close_range(lo, ~0u, 0);
+	if (r->go >= 0)
+		while (read(r->go, &c, 1) < 0)	/* EINTR */
+			;
+	for (i = 0; i < r->n; i++)
+		close(r->graves[i]);
+	_exit(0);
+}
+
+/*
+ * The child that starts the releaser and exits: init reaps the releaser.
+ * Named first, so the releaser is when lociprof resumes (make bench waits
+ * for it).
+ */
+static int releaser_start(void *arg)
+{
+	struct releaser *r = arg;
+
+	prctl(PR_SET_NAME, "lociprof-rel");
+	clone(releaser_main, r->stack + REL_STACK, CLONE_VM | SIGCHLD, r);
+	_exit(0);
 }
 
 /*
  * Releasing a uprobe event unregisters it, and the kernel waits for a
  * grace period each time: ~45 ms per descriptor on this machine, one
- * after another (closed in parallel they take as long). Closed at every
- * thread exit, 14 probes stalled the session (2 threads: 0.12 s became
- * 1.6 s; 64 threads: 1.3 s became 47 s). So the descriptors are handed to
- * a grandchild process that closes them in the background (reparented to
+ * after another (perf_uprobe_destroy holds the global event_mutex across
+ * it, so closing in parallel takes as long). Closed at every thread exit,
+ * 14 probes stalled the session (2 threads: 0.12 s became 1.6 s; 64
+ * threads: 1.3 s became 47 s). So the descriptors are handed to a
+ * grandchild process that closes them in the background (reparented to
  * init, never waited for) and lociprof drops its copies, which is cheap.
+ * The grandchild shares lociprof's memory (CLONE_VM) rather than copying
+ * it: fork() took 3-23 ms here (page tables copied in a paravirtualized
+ * guest, then every page lociprof wrote faulted); lociprof's own exit
+ * then leaves its memory to the releaser to unmap, in the background too.
  * A probe traps until its own close: the graves go in probe order,
  * malloc's first. ap->grave_fd reads EOF when the grandchild is done.
  */
 void sess_alloc_bury(struct lp_session *s)
 {
 	int i, st, p[2] = { -1, -1 }, go[2] = { -1, -1 };
-	pid_t pid;
-	char c;
+	struct releaser *r = MAP_FAILED;
+	size_t len;
+	pid_t pid = -1;
 
 	if (!s->ngrave)
 		return;
@@ -605,23 +666,35 @@ void sess_alloc_bury(struct lp_session *s)
 	/* the last close pays the release: the grandchild's, after ours (EOF on go) */
 	if (pipe2(go, O_CLOEXEC))
 		go[0] = go[1] = -1;
-	pid = fork();
-	if (pid == 0) {
-		if (fork() == 0) {
-			prctl(PR_SET_NAME, "lociprof-rel");	/* make bench waits for it */
-			close_all_but_graves(s, p[1], go[0]);
-			if (go[0] >= 0)
-				while (read(go[0], &c, 1) < 0 && errno == EINTR)
-					;
-			for (i = 0; i < s->ngrave; i++)
-				close(s->grave[i]);
-			_exit(0);
+	len = sizeof(*r) + (2 * s->ngrave + 2) * sizeof(int) + 2 * REL_STACK + 64;
+	r = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK,
+		 -1, 0);
+	if (r != MAP_FAILED) {
+		r->go = go[0];
+		r->n = s->ngrave;
+		r->graves = (int *)(r + 1);
+		r->keep = r->graves + s->ngrave;
+		memcpy(r->graves, s->grave, s->ngrave * sizeof(int));
+		memcpy(r->keep, s->grave, s->ngrave * sizeof(int));
+		r->nkeep = s->ngrave;
+		for (i = 0; i < 2; i++) {
+			int fd = i ? go[0] : p[1];
+
+			if (fd >= 0)
+				r->keep[r->nkeep++] = fd;
 		}
-		_exit(0);
+		qsort(r->keep, r->nkeep, sizeof(int), int_cmp);
+		/* two stacks, 16-byte aligned: the grandchild's, then its parent's */
+		r->stack = (char *)(((uintptr_t)(r->keep + r->nkeep) + 15) & ~(uintptr_t)15);
+		/* CLONE_VFORK: lociprof waits until the child has started the releaser */
+		pid = clone(releaser_start, r->stack + 2 * REL_STACK,
+			    CLONE_VM | CLONE_VFORK | SIGCHLD, r);
 	}
 	if (pid > 0)
 		waitpid(pid, &st, 0);
-	for (i = 0; i < s->ngrave; i++)	/* without the fork: the slow way */
+	else if (r != MAP_FAILED)
+		munmap(r, len);
+	for (i = 0; i < s->ngrave; i++)	/* without the releaser: the slow way */
 		close(s->grave[i]);
 	s->ngrave = 0;
 	for (i = 0; i < 2; i++) {

@@ -139,7 +139,7 @@ void dso__data(struct dso *d, u64 vaddr, u64 bias, struct lp_dataobj *out);
  * left inside it (*@left). -ENOENT when @start is no array DWARF knows.
  */
 int dso__member(struct dso *d, u64 start, u64 off, char *buf, size_t len, u64 *left);
-int dso__func_file_offset(struct dso *d, const char *name, u64 *off);
-bool dso__imports(struct dso *d, const char *name);
+int elf__func_file_offset(const char *path, const char *name, u64 *off);
+bool elf__imports(const char *path, const char *name);
 
 #endif

@@ -664,17 +664,12 @@ LP_SELFTEST(selftest_symbols_self, "symbols: lociprof names its own code")
 	return TEST_OK;
 }
 
-int symbols__func_file_offset(struct lp_symbols *s, const char *path, const char *name,
-			      u64 *off)
+int symbols__func_file_offset(const char *path, const char *name, u64 *off)
 {
-	struct dso *d = symbols__findnew_dso(s, path);
-
-	return d ? dso__func_file_offset(d, name, off) : -ENOMEM;
+	return elf__func_file_offset(path, name, off);
 }
 
-int symbols__file_imports(struct lp_symbols *s, const char *path, const char *name)
+int symbols__file_imports(const char *path, const char *name)
 {
-	struct dso *d = symbols__findnew_dso(s, path);
-
-	return d && dso__imports(d, name);
+	return elf__imports(path, name);
 }

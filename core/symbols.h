@@ -138,13 +138,13 @@ int symbols__read_proc_maps(pid_t pid,
 
 /*
  * The file offset of function @name's entry in ELF file @path (a uprobe's
- * offset): 0, or -ENOENT when the file cannot be read or has no such symbol.
+ * offset), from the file's own .symtab or .dynsym (no debug file): 0, or
+ * -ENOENT when the file cannot be read or has no such symbol.
  */
-int symbols__func_file_offset(struct lp_symbols *s, const char *path, const char *name,
-			      u64 *off);
+int symbols__func_file_offset(const char *path, const char *name, u64 *off);
 
 /* Does ELF file @path call function @name in another file (undefined symbol)? */
-int symbols__file_imports(struct lp_symbols *s, const char *path, const char *name);
+int symbols__file_imports(const char *path, const char *name);
 
 /* Callback for symbols__read_proc_maps(): arg is the struct lp_symbols. */
 int symbols__add_mmap_cb(void *arg, const struct lp_mmap *m);

@@ -536,6 +536,7 @@ if section objects; then
 	echo "## heap-object tracking (allocator uprobes): microbench/malloc-rate under comdetect"
 	echo "# goal (issue 21): <= 1.3x of comdetect --no-objects on a malloc-heavy program;"
 	echo "# every probe hit is a trap: the budget (--objects-budget, default 10%) bounds the cost"
+	echo "# load at the start: $(cut -d' ' -f1-3 /proc/loadavg)"
 	# every pair tracked: the cost of one (3 probe hits: malloc, its return, free)
 	a=$(median_rel "$LP" comdetect -q --objects --objects-budget 0 "$MB/malloc-rate" --iters 20000)
 	z=$(median_rel "$LP" comdetect -q --no-objects "$MB/malloc-rate" --iters 20000)
@@ -570,4 +571,5 @@ if section objects; then
 	echo "# objects: --objects with its default budget; ratio: median of the alternating runs' objects / no-obj;"
 	echo "# tracked: allocations named in"
 	echo "# one more run; each comdetect run starts once the earlier runs' probes are released"
+	echo "# load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 fi

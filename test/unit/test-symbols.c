@@ -874,3 +874,57 @@ LP_TEST(test_symbols_debuglink, "symbols: stripped file finds its DWARF through 
 	(void)ret;
 	return TEST_OK;
 }
+
+struct map_at {
+	u64 addr;
+	u64 off;		/* the file offset of addr */
+	char path[256];
+};
+
+static int map_at_cb(void *arg, const struct lp_mmap *m)
+{
+	struct map_at *a = arg;
+
+	if (!m->filename[0] || a->addr < m->start || a->addr >= m->start + m->len)
+		return 0;
+	a->off = a->addr - m->start + m->pgoff;
+	snprintf(a->path, sizeof(a->path), "%s", m->filename);
+	return 1;
+}
+
+/*
+ * A uprobe's offset, as the allocator probes look it up: from the file's
+ * own .symtab (the PIE helper) or .dynsym (libc, whose full table is in a
+ * separate debug file), where the running process has the function mapped.
+ */
+LP_TEST(test_symbols_func_file_offset, "symbols: uprobe offsets of lp_sym_func and libc's printf")
+{
+	struct map_at fn = { 0 }, pf = { 0 };
+	struct target t;
+	char why[160] = "";
+	u64 off = 0;
+	int ret;
+
+	ret = target__start(&t, why, sizeof(why));
+	if (ret == -ENOENT)
+		TEST_SKIP("%s", why);
+	TEST_ASSERT(ret == 0, "start %s: %d %s", SYMTARGET, ret, why);
+	fn.addr = t.func;
+	pf.addr = t.printf_addr;
+	symbols__read_proc_maps(t.pid, map_at_cb, &fn);
+	symbols__read_proc_maps(t.pid, map_at_cb, &pf);
+	target__stop(&t);
+	TEST_ASSERT(fn.path[0] && pf.path[0], "func or printf not mapped");
+	ret = symbols__func_file_offset(fn.path, "lp_sym_func", &off);
+	TEST_ASSERT(ret == 0 && off == fn.off, "lp_sym_func: %d, 0x%llx, mapped at 0x%llx",
+		    ret, (unsigned long long)off, (unsigned long long)fn.off);
+	ret = symbols__func_file_offset(pf.path, "printf", &off);
+	TEST_ASSERT(ret == 0 && off == pf.off, "printf: %d, 0x%llx, mapped at 0x%llx",
+		    ret, (unsigned long long)off, (unsigned long long)pf.off);
+	TEST_ASSERT(symbols__func_file_offset(fn.path, "no_such_function", &off) == -ENOENT,
+		    "a missing function found");
+	TEST_ASSERT(symbols__file_imports(fn.path, "malloc"), "malloc not seen imported");
+	TEST_ASSERT(!symbols__file_imports(fn.path, "lp_sym_func"),
+		    "its own function counted as an import");
+	return TEST_OK;
+}
