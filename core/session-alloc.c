@@ -67,7 +67,7 @@ static const struct probe_def probe_defs[] = {
 	/*
 	 * Rarer ones, only when the executable imports them (a library's
 	 * calls are missed): every probe event is opened on each traced
-	 * thread and costs the kernel ~45 ms to remove (sess_alloc_bury).
+	 * thread and costs the kernel 45-220 ms to remove (sess_alloc_bury).
 	 * glibc: aligned_alloc is memalign (one address, probed once).
 	 */
 	{ "aligned_alloc", LP_ALLOC_ALIGNED, 0, 0, 1 },
@@ -534,7 +534,7 @@ void sess_alloc_open(struct lp_session *s, struct thread *t)
 	if (!ap || ap->stopped || ap->paused || !t->has_ring)
 		return;
 	/*
-	 * Each probe event costs ~45 ms of kernel time to release (see
+	 * Each probe event costs 45-220 ms of kernel time to release (see
 	 * sess_alloc_bury): by default only each process's first thread,
 	 * where programs typically allocate what their threads later share.
 	 */
@@ -635,7 +635,7 @@ static int releaser_start(void *arg)
 
 /*
  * Releasing a uprobe event unregisters it, and the kernel waits for a
- * grace period each time: ~45 ms per descriptor on this machine, one
+ * grace period each time: 45-220 ms per descriptor (150-220 ms on 6.18), one
  * after another (perf_uprobe_destroy holds the global event_mutex across
  * it, so closing in parallel takes as long). Closed at every thread exit,
  * 14 probes stalled the session (2 threads: 0.12 s became 1.6 s; 64
@@ -814,7 +814,7 @@ static void emit(struct lp_session *s, const struct lp_perf_sample *raw, u32 typ
 
 /*
  * Over budget, the probes stay open but stop trapping: removing one costs
- * the kernel a grace period (~45 ms, one after another) during which the
+ * the kernel a grace period (45-220 ms, one after another) during which the
  * program keeps trapping, and opening it again as much at its next close.
  * Instead lociprof writes the original instruction byte over the kernel's
  * int3 in the program's text (/proc/PID/mem, as a debugger sets its own
