@@ -84,34 +84,31 @@ struct stream {
 };
 
 /*
- * SHARDS with hot keys: a count-min sketch (2 rows of saturating 8-bit
- * counters, halved every HOT_AGE accesses) over a random 1 in HOT_SUB of
- * all accesses (a gap of 1 to 2 HOT_SUB - 1 accesses drawn after each
- * one counted, so no period in the trace hides a key); a key whose two
+ * SHARDS with hot keys: a count-min sketch (saturating 8-bit counters, 2
+ * a key, halved every HOT_AGE accesses) over a random 1 in HOT_SUB of all
+ * accesses (a gap of 1 to 2 HOT_SUB - 1 accesses drawn after each one
+ * counted, so no period in the trace hides a key); a key whose two
  * counters reach HOT_THRESH joins the hot set (an open-addressing table of
  * key + 1) until it holds opts.hot_keys keys. In steady state a key seen
  * at frequency f counts about 2 f HOT_AGE / HOT_SUB, so the threshold is
  * met from f ~ 3e-5 (less where other keys share its counters), after
- * about HOT_THRESH x HOT_SUB / f accesses; the rows are as wide as that
- * leaves the other keys' background (2^17 counts a window over 2^17
- * counters) far below the threshold.
+ * about HOT_THRESH x HOT_SUB / f accesses. The 2^HOT_CM_BITS counters
+ * are as many as leaves the other keys' background (2^17 counts a window,
+ * 2 a key, over 2^18 counters: 2 in steady state) well below the
+ * threshold. A key's two counters share a 64-byte line (two different
+ * bytes of it, both drawn by the hash): one cache miss a count, not two,
+ * and as independent as two rows for keys drawn at random.
  */
-#ifndef HOT_SUB_BITS
 #define HOT_SUB_BITS	3
-#endif
 #define HOT_SUB		(1U << HOT_SUB_BITS)
-#ifndef HOT_ROW_BITS
-#define HOT_ROW_BITS	17
-#endif
+#define HOT_CM_BITS	18
 #define HOT_AGE		(1ULL << 20)
-#ifndef HOT_THRESH
 #define HOT_THRESH	8
-#endif
 /*
  * A bit per hash class (the top bits of the hash, as the sample's): may a
  * key of the class be hot or sampled? Set for the classes the sample
  * rate takes and for every hot key's, so one bit test lets most accesses
- * by.
+ * by. The same for hot keys alone, in front of the hot table.
  */
 #define HOT_FILT_BITS	14
 #define HOT_CLASS(hash)	((hash) >> (64 - HOT_FILT_BITS))
@@ -120,8 +117,9 @@ struct hot {
 	u64 *keys;		/* key + 1; 0: free */
 	u64 mask;
 	u32 n, max;
-	u8 *cm;			/* 2 rows of 2^HOT_ROW_BITS counters */
+	u8 *cm;			/* 2^HOT_CM_BITS counters, 64-byte aligned */
 	u64 filt[(1 << HOT_FILT_BITS) / 64];	/* set: a hot or sampled key may have that class */
+	u64 hfilt[(1 << HOT_FILT_BITS) / 64];	/* set: a hot key may have that class */
 	u64 seen;		/* accesses seen, all threads */
 	u64 next;		/* the next access counted in the sketch (seen then) */
 	u64 rng;		/* draws the gaps between them */
@@ -255,13 +253,14 @@ static int hot__new(struct hot **hp, u32 max, double weight, u64 seed, u64 thres
 	while (cap < 2 * (u64)max)
 		cap *= 2;
 	h->keys = calloc(cap, sizeof(*h->keys));
-	h->cm = calloc(2, 1 << HOT_ROW_BITS);
+	h->cm = aligned_alloc(64, 1 << HOT_CM_BITS);
 	if (!h->keys || !h->cm) {
 		free(h->keys);
 		free(h->cm);
 		free(h);
 		return -ENOMEM;
 	}
+	memset(h->cm, 0, 1 << HOT_CM_BITS);
 	h->mask = cap - 1;
 	h->max = max;
 	h->age_next = HOT_AGE;
@@ -290,7 +289,7 @@ static inline __attribute__((always_inline)) int hot__find(const struct hot *h, 
 {
 	u64 i, b = HOT_CLASS(hash);
 
-	if (!(h->filt[b / 64] >> (b % 64) & 1))
+	if (!(h->hfilt[b / 64] >> (b % 64) & 1))
 		return 0;
 	for (i = (hash >> 4) & h->mask; h->keys[i]; i = (i + 1) & h->mask)
 		if (h->keys[i] == key + 1)
@@ -310,8 +309,9 @@ static inline __attribute__((always_inline)) u64 hot__gap(struct hot *h)
  */
 static inline __attribute__((always_inline)) int hot__count(struct hot *h, u64 key, u64 hash)
 {
-	u8 *c0 = &h->cm[hash & ((1 << HOT_ROW_BITS) - 1)];
-	u8 *c1 = &h->cm[(1 << HOT_ROW_BITS) + ((hash >> 20) & ((1 << HOT_ROW_BITS) - 1))];
+	u8 *line = &h->cm[(hash & ((1 << (HOT_CM_BITS - 6)) - 1)) * 64];
+	u64 b0 = (hash >> 20) % 64, b1 = (b0 + 1 + (hash >> 26) % 32) % 64;	/* b1 != b0 */
+	u8 *c0 = &line[b0], *c1 = &line[b1];
 
 	*c0 += *c0 < 255;
 	*c1 += *c1 < 255;
@@ -327,6 +327,7 @@ static void hot__add(struct hot *h, u64 key, u64 hash, u64 seen)
 		;
 	h->keys[i] = key + 1;
 	h->filt[b / 64] |= 1ULL << (b % 64);
+	h->hfilt[b / 64] |= 1ULL << (b % 64);
 	if (!h->n++)
 		h->first = seen;
 	h->last = seen;
@@ -340,7 +341,7 @@ static void hot__age(struct hot *h)
 	u32 i;
 
 	/* 8 counters a word */
-	for (i = 0; i < (2U << HOT_ROW_BITS) / 8; i++)
+	for (i = 0; i < (1U << HOT_CM_BITS) / 8; i++)
 		w[i] = (w[i] >> 1) & 0x7f7f7f7f7f7f7f7full;
 	h->age_next += HOT_AGE;
 }
