@@ -1065,7 +1065,8 @@ int reuse_exact__new(const struct reuse_exact_opts *opts,
 		re->salt = opts->salt ? opts->salt : SHARDS_SALT;
 		re->weight = (double)(1 << SHARDS_BITS) / (double)re->thresh;
 		re->hll = calloc(1 << HLL_BITS, 1);
-		if (!re->hll || (opts->hot_keys && hot__new(&re->hot, opts->hot_keys, re->weight, re->salt, re->thresh))) {
+		if (!re->hll || (opts->hot_keys && hot__new(&re->hot, opts->hot_keys, re->weight,
+							     re->salt, re->thresh))) {
 			free(re->hll);
 			free(re);
 			return -ENOMEM;
@@ -1384,7 +1385,7 @@ static void hot__tick(struct reuse_exact *re)
  * uncounted), so every key's accesses before it turned hot are estimated
  * as without hot keys, and the ones after exactly from there: no access
  * is counted twice or lost. One access at a time; the batch path does the
- * same in two passes (batch_hot()).
+ * same in passes over chunks (batch_hot()).
  */
 static int hot__classify(struct reuse_exact *re, u64 key, u64 h)
 {
