@@ -35,7 +35,7 @@ struct an_reuse {
 	const char *trace;			/* --trace */
 	struct reuse_predict_spec predict;	/* --predict-threads etc. */
 	double sample_rate;			/* --sample-rate: SHARDS; 0 exact */
-	int hot_keys;				/* --hot-keys: SHARDS tracks hot lines */
+	int hot_keys;				/* --hot-keys: SHARDS tracks hot lines; -1: not given */
 	int lackey_run;				/* --exact: the program under lackey */
 	struct reuse *ru;
 	struct reuse_report r;
@@ -46,6 +46,7 @@ static void ru_init(void *opts)
 	struct an_reuse *a = opts;
 
 	memset(a, 0, sizeof(*a));
+	a->hot_keys = -1;
 	reuse__config_init(&a->cfg);
 }
 
@@ -133,6 +134,13 @@ static int exact_result(struct reuse_exact *re, const struct an_reuse *a,
 extern const struct lp_analysis_desc reuse_desc;
 
 #define TRACE_BATCH 4096
+
+/*
+ * --hot-keys with --sample-rate unless given: the accurate configuration
+ * (make bench, section engine), a string too for the help text.
+ */
+#define REUSE_HOT_KEYS_DEFAULT	4096
+#define REUSE_HOT_KEYS_DEFAULT_S	"4096"
 #define RU_COSTS_REPS 3		/* repetitions of each cost: 1-1.6 s here */
 
 /*
@@ -236,10 +244,13 @@ static int ru_trace(void *opts, const struct lp_output *out, int argc, char **ar
 		lp_err("--predict-threads needs --trace: it predicts from a full access trace");
 		exit(129);
 	}
-	if (a->hot_keys && !(a->sample_rate > 0 && a->sample_rate < 1)) {
+	if (a->hot_keys > 0 && !(a->sample_rate > 0 && a->sample_rate < 1)) {
 		lp_err("--hot-keys goes with --sample-rate below 1 (SHARDS)");
 		exit(129);
 	}
+	/* SHARDS finds hot lines unless told not to: the accurate configuration (make bench) */
+	if (a->hot_keys < 0)
+		a->hot_keys = a->sample_rate > 0 && a->sample_rate < 1 ? REUSE_HOT_KEYS_DEFAULT : 0;
 	if (!a->trace && !a->lackey_run) {
 		if (a->sample_rate > 0) {
 			lp_err("--sample-rate samples a trace: give --trace FILE or --exact");
@@ -619,8 +630,9 @@ static const struct lp_opt ru_opts[] = {
 	  "at rate R in (0, 1] (SHARDS), e.g. 0.01; 1: exact (default)", LP_OPT_DOUBLE,
 	  RU(sample_rate), 0, 1 },
 	{ "hot-keys", 0, "K", "with --sample-rate: track up to K lines found hot exactly\n"
-	  "(weight 1), sample the others (Carra & Neglia 2020); 0: off (default)", LP_OPT_INT,
-	  RU(hot_keys), 0, 1 << 20 },
+	  "(weight 1), sample the others (Carra & Neglia 2020); default "
+	  REUSE_HOT_KEYS_DEFAULT_S ", 0: off",
+	  LP_OPT_INT, RU(hot_keys), 0, 1 << 20 },
 	{ "predict-threads", 0, "N[,M..]", "with --trace: predict the shared cache at these\n"
 	  "thread counts (Jiang et al. and PPT-Multicore)", LP_OPT_CALL, .parse = parse_predict_threads },
 	{ "predict-cache", 0, "SIZE[:WAYS],..", "with --predict-threads: also predict these shared\n"

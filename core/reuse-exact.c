@@ -84,25 +84,45 @@ struct stream {
 };
 
 /*
- * SHARDS with hot keys: a count-min sketch (2 rows of saturating 8-bit
- * counters, halved every HOT_AGE accesses) over all keys; a key whose two
+ * SHARDS with hot keys: a count-min sketch (saturating 8-bit counters, 2
+ * a key, halved every HOT_AGE accesses) over a random 1 in HOT_SUB of all
+ * accesses (a gap of 1 to 2 HOT_SUB - 1 accesses drawn after each one
+ * counted, so no period in the trace hides a key); a key whose two
  * counters reach HOT_THRESH joins the hot set (an open-addressing table of
  * key + 1) until it holds opts.hot_keys keys. In steady state a key seen
- * at frequency f counts about 2 f HOT_AGE, so the threshold is met from
- * f ~ 3e-5 (less where other keys share its counters).
+ * at frequency f counts about 2 f HOT_AGE / HOT_SUB, so the threshold is
+ * met from f ~ 3e-5 (less where other keys share its counters), after
+ * about HOT_THRESH x HOT_SUB / f accesses. The 2^HOT_CM_BITS counters
+ * are as many as leaves the other keys' background (2^17 counts a window,
+ * 2 a key, over 2^18 counters: 2 in steady state) well below the
+ * threshold. A key's two counters share a 64-byte line (two different
+ * bytes of it, both drawn by the hash): one cache miss a count, not two,
+ * and as independent as two rows for keys drawn at random.
  */
-#define HOT_ROW_BITS	16
+#define HOT_SUB_BITS	3
+#define HOT_SUB		(1U << HOT_SUB_BITS)
+#define HOT_CM_BITS	18
 #define HOT_AGE		(1ULL << 20)
-#define HOT_THRESH	64
-#define HOT_FILT_BITS	14	/* a bit per hash class: may a key be hot? */
+#define HOT_THRESH	8
+/*
+ * A bit per hash class (the top bits of the hash, as the sample's): may a
+ * key of the class be hot or sampled? Set for the classes the sample
+ * rate takes and for every hot key's, so one bit test lets most accesses
+ * by. The same for hot keys alone, in front of the hot table.
+ */
+#define HOT_FILT_BITS	14
+#define HOT_CLASS(hash)	((hash) >> (64 - HOT_FILT_BITS))
 
 struct hot {
 	u64 *keys;		/* key + 1; 0: free */
 	u64 mask;
 	u32 n, max;
-	u8 *cm;			/* 2 rows of 2^HOT_ROW_BITS counters */
-	u64 filt[(1 << HOT_FILT_BITS) / 64];	/* set: some hot key has that hash class */
+	u8 *cm;			/* 2^HOT_CM_BITS counters, 64-byte aligned */
+	u64 filt[(1 << HOT_FILT_BITS) / 64];	/* set: a hot or sampled key may have that class */
+	u64 hfilt[(1 << HOT_FILT_BITS) / 64];	/* set: a hot key may have that class */
 	u64 seen;		/* accesses seen, all threads */
+	u64 next;		/* the next access counted in the sketch (seen then) */
+	u64 rng;		/* draws the gaps between them */
 	u64 age_next;		/* seen at the next halving */
 	u64 first, last;	/* seen when the first and last key became hot */
 	u64 unsampled;		/* hot keys its hash does not sample */
@@ -143,10 +163,29 @@ struct reuse_exact {
 
 /*
  * With hot keys, a distance is hd + sd x scale (hd hot keys, sd sampled
- * others in between): kept as x = sd + hd / (the scale then), in steps of
- * 1/SDIST_HOT_RES, so the scale applied is the final one too.
+ * others in between): kept as x = sd + hd / (the scale then), so the
+ * scale applied is the final one too, in steps of 1/SDIST_HOT_RES up to
+ * SDIST_HOT_FINE and of 1 above (less than 1/2^10 of x there). Steps of
+ * 1/4 all the way made the array 4 x plain SHARDS's, 2 MiB at 5e4 keys
+ * sampled, and its one random update per sampled reuse missed the L2
+ * cache.
  */
 #define SDIST_HOT_RES	4
+#define SDIST_HOT_FINE	1024
+
+/* The count that holds x. */
+static inline __attribute__((always_inline)) u64 sdist_hot__index(double x)
+{
+	return x < SDIST_HOT_FINE ? (u64)(x * SDIST_HOT_RES + 0.5) :
+	       (SDIST_HOT_RES - 1) * SDIST_HOT_FINE + (u64)(x + 0.5);
+}
+
+/* The x count @k holds. */
+static double sdist_hot__x(u64 k)
+{
+	return k < SDIST_HOT_RES * SDIST_HOT_FINE ? (double)k / SDIST_HOT_RES :
+	       (double)(k - (SDIST_HOT_RES - 1) * SDIST_HOT_FINE);
+}
 
 struct sdist {
 	double *n;		/* n[d]: weight of the sampled reuses at sampled distance d */
@@ -204,26 +243,32 @@ static double hll__estimate(const u8 *reg)
 
 /* ---- SHARDS with hot keys: which keys are hot ---- */
 
-static int hot__new(struct hot **hp, u32 max, double weight)
+static int hot__new(struct hot **hp, u32 max, double weight, u64 seed, u64 thresh)
 {
 	struct hot *h = calloc(1, sizeof(*h));
-	u64 cap = 16;
+	u64 cap = 16, c;
 
 	if (!h)
 		return -ENOMEM;
 	while (cap < 2 * (u64)max)
 		cap *= 2;
 	h->keys = calloc(cap, sizeof(*h->keys));
-	h->cm = calloc(2, 1 << HOT_ROW_BITS);
+	h->cm = aligned_alloc(64, 1 << HOT_CM_BITS);
 	if (!h->keys || !h->cm) {
 		free(h->keys);
 		free(h->cm);
 		free(h);
 		return -ENOMEM;
 	}
+	memset(h->cm, 0, 1 << HOT_CM_BITS);
 	h->mask = cap - 1;
 	h->max = max;
 	h->age_next = HOT_AGE;
+	h->rng = seed;
+	/* the classes of sampled keys: a key is sampled iff hash >> 40 < thresh */
+	for (c = 0; c < 1 << HOT_FILT_BITS &&
+		    c << (SHARDS_BITS - HOT_FILT_BITS) < thresh; c++)
+		h->filt[c / 64] |= 1ULL << (c % 64);
 	h->scale = weight;
 	h->scale_next = 1 << 10;
 	h->tick_at = h->scale_next;
@@ -242,9 +287,9 @@ static void hot__delete(struct hot *h)
 
 static inline __attribute__((always_inline)) int hot__find(const struct hot *h, u64 key, u64 hash)
 {
-	u64 i, b = (hash >> 30) & ((1 << HOT_FILT_BITS) - 1);
+	u64 i, b = HOT_CLASS(hash);
 
-	if (!(h->filt[b / 64] >> (b % 64) & 1))
+	if (!(h->hfilt[b / 64] >> (b % 64) & 1))
 		return 0;
 	for (i = (hash >> 4) & h->mask; h->keys[i]; i = (i + 1) & h->mask)
 		if (h->keys[i] == key + 1)
@@ -252,37 +297,52 @@ static inline __attribute__((always_inline)) int hot__find(const struct hot *h, 
 	return 0;
 }
 
+/* Accesses from one counted in the sketch to the next: 1 to 2 HOT_SUB - 1. */
+static inline __attribute__((always_inline)) u64 hot__gap(struct hot *h)
+{
+	return 1 + (((lp_splitmix64(&h->rng) >> 32) * (2 * HOT_SUB - 1)) >> 32);
+}
+
 /*
  * Count an access to a key not hot (hash @hash) in the sketch; 1 if that
- * makes it hot (it is added).
+ * makes it hot (hot__add() it, in its turn).
  */
-static inline __attribute__((always_inline)) int hot__count(struct hot *h, u8 *cm, u64 key, u64 hash)
+static inline __attribute__((always_inline)) int hot__count(struct hot *h, u64 key, u64 hash)
 {
-	u8 *c0 = &cm[hash & ((1 << HOT_ROW_BITS) - 1)];
-	u8 *c1 = &cm[(1 << HOT_ROW_BITS) + ((hash >> 20) & ((1 << HOT_ROW_BITS) - 1))];
-	u64 i, b = (hash >> 30) & ((1 << HOT_FILT_BITS) - 1);
+	u8 *line = &h->cm[(hash & ((1 << (HOT_CM_BITS - 6)) - 1)) * 64];
+	u64 b0 = (hash >> 20) % 64, b1 = (b0 + 1 + (hash >> 26) % 32) % 64;	/* b1 != b0 */
+	u8 *c0 = &line[b0], *c1 = &line[b1];
 
 	*c0 += *c0 < 255;
 	*c1 += *c1 < 255;
-	if (*c0 < HOT_THRESH || *c1 < HOT_THRESH || key == UINT64_MAX)
-		return 0;
+	return *c0 >= HOT_THRESH && *c1 >= HOT_THRESH && key != UINT64_MAX;
+}
+
+/* @key (hash @hash) is hot from the access after the @seen-th on. */
+static void hot__add(struct hot *h, u64 key, u64 hash, u64 seen)
+{
+	u64 i, b = HOT_CLASS(hash);
+
 	for (i = (hash >> 4) & h->mask; h->keys[i]; i = (i + 1) & h->mask)
 		;
 	h->keys[i] = key + 1;
 	h->filt[b / 64] |= 1ULL << (b % 64);
+	h->hfilt[b / 64] |= 1ULL << (b % 64);
 	if (!h->n++)
-		h->first = h->seen;
-	h->last = h->seen;
-	return 1;
+		h->first = seen;
+	h->last = seen;
 }
 
 /* Halve the sketch every HOT_AGE accesses: it counts recent ones. */
 static void hot__age(struct hot *h)
 {
+	typedef u64 __attribute__((may_alias)) u64a;
+	u64a *w = (u64a *)h->cm;
 	u32 i;
 
-	for (i = 0; i < 2U << HOT_ROW_BITS; i++)
-		h->cm[i] >>= 1;
+	/* 8 counters a word */
+	for (i = 0; i < (1U << HOT_CM_BITS) / 8; i++)
+		w[i] = (w[i] >> 1) & 0x7f7f7f7f7f7f7f7full;
 	h->age_next += HOT_AGE;
 }
 
@@ -1005,7 +1065,8 @@ int reuse_exact__new(const struct reuse_exact_opts *opts,
 		re->salt = opts->salt ? opts->salt : SHARDS_SALT;
 		re->weight = (double)(1 << SHARDS_BITS) / (double)re->thresh;
 		re->hll = calloc(1 << HLL_BITS, 1);
-		if (!re->hll || (opts->hot_keys && hot__new(&re->hot, opts->hot_keys, re->weight))) {
+		if (!re->hll || (opts->hot_keys && hot__new(&re->hot, opts->hot_keys, re->weight,
+							     re->salt, re->thresh))) {
 			free(re->hll);
 			free(re);
 			return -ENOMEM;
@@ -1235,7 +1296,7 @@ static inline __attribute__((always_inline)) int access_one(struct reuse_exact *
 			double sc = re->hot->scale;
 
 			if (sd) {
-				u64 q = (u64)(((double)sd + (double)hd / sc) * SDIST_HOT_RES + 0.5);
+				u64 q = sdist_hot__index((double)sd + (double)hd / sc);
 
 				err = sdist__add(&re->sd[ti], q, w);
 				if (err)
@@ -1316,71 +1377,35 @@ static void hot__tick(struct reuse_exact *re)
 }
 
 /*
- * SHARDS with hot keys: what to do with an access to @key: -1 skip it,
- * else the A_ flags to process it with. A hot key's access is tracked
- * (weight 1). Another key's is counted in the sketch; when that makes it
- * hot, this access is still a SHARDS one (counted if its hash samples
- * it, else only its time is taken, uncounted), so every key's accesses
- * before it turned hot are estimated as without hot keys, and the ones
- * after exactly from there: no access is counted twice or lost.
+ * SHARDS with hot keys: what to do with an access to @key (salted hash
+ * @h): -1 skip it, else the A_ flags to process it with. A hot key's
+ * access is tracked (weight 1). Another key's may be counted in the
+ * sketch; when that makes it hot, this access is still a SHARDS one
+ * (counted if its hash samples it, else only its time is taken,
+ * uncounted), so every key's accesses before it turned hot are estimated
+ * as without hot keys, and the ones after exactly from there: no access
+ * is counted twice or lost. One access at a time; the batch path does the
+ * same in passes over chunks (batch_hot()).
  */
-/*
- * What the filter changes per access, kept in registers across a batch:
- * its stores are bytes (the registers, the sketch), which may alias any
- * field, so read through re and hot every field would be reloaded after
- * each of them.
- */
-struct hot_loc {
-	struct hot *hot;
-	u8 *hll, *cm;
-	u64 seen, tick_at, thresh, salt;
-	int room;		/* hot keys < their maximum */
-};
-
-static inline __attribute__((always_inline)) void hot_loc__load(struct reuse_exact *re,
-								struct hot_loc *l)
+static int hot__classify(struct reuse_exact *re, u64 key, u64 h)
 {
-	*l = (struct hot_loc){ .hot = re->hot, .hll = re->hll, .cm = re->hot->cm,
-			       .seen = re->hot->seen, .tick_at = re->hot->tick_at,
-			       .thresh = re->thresh, .salt = re->salt,
-			       .room = re->hot->n < re->hot->max };
-}
+	struct hot *hot = re->hot;
+	int samp = (shards_hll(re, h) >> (64 - SHARDS_BITS)) < re->thresh, hit;
+	u64 seen = hot->seen;
 
-static inline __attribute__((always_inline)) int hot__classify_h(struct reuse_exact *re,
-								   struct hot_loc *l, u64 key, u64 h)
-{
-	struct hot *hot = l->hot;
-	u8 *r = &l->hll[h & ((1 << HLL_BITS) - 1)];
-	u8 rank = __builtin_ctzll((h >> HLL_BITS) | (1ULL << 24)) + 1;
-	int samp, becomes = 0;
-
-	/* shards_hll(), on the register pointer kept */
-	if (rank > *r)
-		*r = rank;
-	hot->seen = ++l->seen;
-	if (l->seen >= l->tick_at) {
+	if (seen >= hot->tick_at)
 		hot__tick(re);
-		l->tick_at = hot->tick_at;
+	hot->seen++;
+	hit = hot__find(hot, key, h);
+	if (seen == hot->next) {
+		hot->next += hot__gap(hot);
+		if (!hit && hot->n < hot->max && hot__count(hot, key, h)) {
+			hot__add(hot, key, h, seen + 1);
+			hot->unsampled += !samp;
+			return samp ? A_BECOMES_HOT : A_BECOMES_HOT | A_UNCOUNTED;
+		}
 	}
-	if (hot__find(hot, key, h))
-		return A_HOT;
-	samp = (h >> (64 - SHARDS_BITS)) < l->thresh;
-	if (l->room && hot__count(hot, l->cm, key, h)) {
-		becomes = A_BECOMES_HOT;
-		hot->unsampled += !samp;
-		l->room = hot->n < hot->max;
-	}
-	if (samp)
-		return becomes;
-	return becomes ? A_BECOMES_HOT | A_UNCOUNTED : -1;
-}
-
-static inline __attribute__((always_inline)) int hot__classify(struct reuse_exact *re, u64 key)
-{
-	struct hot_loc l;
-
-	hot_loc__load(re, &l);
-	return hot__classify_h(re, &l, key, lp_hash64(key ^ re->salt));
+	return hit ? A_HOT : samp ? 0 : -1;
 }
 
 int reuse_exact__access(struct reuse_exact *re, u32 tid, u64 addr,
@@ -1398,7 +1423,7 @@ int reuse_exact__access(struct reuse_exact *re, u32 tid, u64 addr,
 	if (ti < 0)
 		return ti;
 	if (f & F_HOT) {
-		int a = hot__classify(re, key);
+		int a = hot__classify(re, key, lp_hash64(key ^ re->salt));
 
 		if (a < 0) {
 			re->thr[ti].seen++;
@@ -1557,28 +1582,38 @@ static int batch_generic(struct reuse_exact *re, const struct reuse_exact_acc *v
  */
 #define SAMPLED_BATCH 256
 
+/*
+ * Sampled accesses are buffered for the exact path, @body; the skipped
+ * ones only counted, per thread. Send the buffer when @cond.
+ */
+#define FLUSH_IF(cond)							\
+	if (cond) {							\
+		re->thr[ti].seen += skipped;				\
+		skipped = 0;						\
+		err = body(re, buf, nb);				\
+		if (err)						\
+			return err;					\
+		nb = 0;							\
+		ti = reuse_exact__thread_index(re, tid);		\
+	}
+
 static inline __attribute__((always_inline)) int
 batch_sampled(struct reuse_exact *re, const struct reuse_exact_acc *v, size_t n,
-	      int (*body)(struct reuse_exact *, const struct reuse_exact_acc *, size_t))
+	      int (*body)(struct reuse_exact *, const struct reuse_exact_acc *, size_t),
+	      unsigned f)
 {
 	struct reuse_exact_acc buf[SAMPLED_BATCH];
-	u64 thresh = re->thresh, skipped = 0;
-	unsigned f = flags_of(re);
-	struct hot_loc hl = { .salt = re->salt };
+	u64 thresh = re->thresh, salt = re->salt, skipped = 0;
 	u32 tid;
 	size_t i, nb = 0;
 	int ti, err;
 
-	if (!n)
-		return 0;
-	if (f & F_HOT)
-		hot_loc__load(re, &hl);
 	tid = v[0].tid;
 	ti = reuse_exact__thread_index(re, tid);
 	if (ti < 0)
 		return ti;
 	for (i = 0; i < n; i++) {
-		u64 key = key_of(v[i].addr, f), h = lp_hash64(key ^ hl.salt);
+		u64 key = key_of(v[i].addr, f), h = lp_hash64(key ^ salt);
 
 		if (v[i].tid != tid) {
 			re->thr[ti].seen += skipped;
@@ -1588,53 +1623,179 @@ batch_sampled(struct reuse_exact *re, const struct reuse_exact_acc *v, size_t n,
 			if (ti < 0)
 				return ti;
 		}
-		if (f & F_HOT) {
-			int a = hot__classify_h(re, &hl, key, h);
-
-			if (a < 0) {
-				skipped++;
-				continue;
-			}
-			buf[nb] = v[i];
-			buf[nb++].is_store = a | (v[i].is_store != 0);
-		} else {
-			if (shards_hll(re, h) >> (64 - SHARDS_BITS) >= thresh) {
-				skipped++;
-				continue;
-			}
-			buf[nb++] = v[i];
+		if (shards_hll(re, h) >> (64 - SHARDS_BITS) >= thresh) {
+			skipped++;
+			continue;
 		}
-		if (nb == SAMPLED_BATCH) {
-			re->thr[ti].seen += skipped;
-			skipped = 0;
-			err = body(re, buf, nb);
-			if (err)
-				return err;
-			nb = 0;
-			ti = reuse_exact__thread_index(re, tid);
-		}
+		buf[nb++] = v[i];
+		FLUSH_IF(nb == SAMPLED_BATCH);
 	}
 	re->thr[ti].seen += skipped;
 	err = nb ? body(re, buf, nb) : 0;
 	return err;
 }
 
+/*
+ * SHARDS with hot keys, batched: the HyperLogLog of accesses @v[0, @n)
+ * and the indexes of those whose class bit is set (hot or sampled keys
+ * may have it) in @idx, how many returned; no branch but the register
+ * update's. *@mixed: not all of one thread.
+ */
+static inline __attribute__((always_inline)) size_t
+hot__scan(const struct reuse_exact_acc *v, size_t n, u8 *hll, const u64 *filt, u64 salt,
+	  u32 *idx, int *mixed, unsigned f)
+{
+	u32 tid = v[0].tid, other = 0;
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		u64 h = lp_hash64(key_of(v[i].addr, f) ^ salt), c = HOT_CLASS(h);
+		u8 *r = &hll[h & ((1 << HLL_BITS) - 1)];
+		u8 rank = __builtin_ctzll((h >> HLL_BITS) | (1ULL << 24)) + 1;
+
+		if (rank > *r)
+			*r = rank;
+		idx[k] = i;
+		k += filt[c / 64] >> (c % 64) & 1;
+		other |= v[i].tid ^ tid;
+	}
+	*mixed = other != 0;
+	return k;
+}
+
+/*
+ * SHARDS with hot keys, batched, as hot__classify() one access at a time,
+ * in passes over chunks of accesses: first the 1 in HOT_SUB the sketch
+ * counts (no test per access: the gaps say which), up to the first that
+ * makes its key hot, which ends the chunk; then the HyperLogLog and the
+ * class filter of every access of the chunk (hot__scan()), and the few it
+ * lets through against the hot set and the sample. The key turning hot is
+ * added after its access. A chunk also ends where the sketch is due for
+ * halving or the scale for a refresh.
+ */
+#define HOT_CHUNK 512
+
+static inline __attribute__((always_inline)) int
+batch_hot(struct reuse_exact *re, const struct reuse_exact_acc *v, size_t n,
+	  int (*body)(struct reuse_exact *, const struct reuse_exact_acc *, size_t), unsigned f)
+{
+	struct reuse_exact_acc buf[SAMPLED_BATCH];
+	struct hot *hot = re->hot;
+	u64 thresh = re->thresh, salt = re->salt, skipped = 0;
+	size_t i = 0, nb = 0;
+	u32 tid, idx[HOT_CHUNK];
+	int ti, err;
+
+	tid = v[0].tid;
+	ti = reuse_exact__thread_index(re, tid);
+	if (ti < 0)
+		return ti;
+	while (i < n) {
+		u64 base = hot->seen - i;	/* v[j] is access number base + j */
+		size_t end = n - i < HOT_CHUNK ? n : i + HOT_CHUNK, turn = n, k, nc;
+		int mixed;
+
+		if (hot->seen >= hot->tick_at) {
+			/* the scale is read off the key tables: the accesses before go in first */
+			FLUSH_IF(nb);
+			hot__tick(re);
+		}
+		if (hot->tick_at - hot->seen < end - i)
+			end = i + (hot->tick_at - hot->seen);
+		while (hot->n < hot->max && hot->next < base + end) {
+			size_t j = hot->next - base;
+			u64 key = key_of(v[j].addr, f), h = lp_hash64(key ^ salt);
+
+			hot->next += hot__gap(hot);
+			if (!hot__find(hot, key, h) && hot__count(hot, key, h)) {
+				turn = j;
+				end = j + 1;
+				break;
+			}
+		}
+		nc = hot__scan(v + i, end - i, re->hll, hot->filt, salt, idx, &mixed, f);
+		if (v[i].tid != tid || mixed) {
+			/* threads change in the chunk: one access at a time (the registers are set) */
+			for (nc = 0; i + nc < end; nc++)
+				idx[nc] = nc;
+		} else {
+			skipped += end - i - nc;
+		}
+		for (k = 0; k < nc; k++) {
+			const struct reuse_exact_acc *a = &v[i + idx[k]];
+			u64 key = key_of(a->addr, f), h = lp_hash64(key ^ salt);
+			int fl;
+
+			if (a->tid != tid) {
+				re->thr[ti].seen += skipped;
+				skipped = 0;
+				tid = a->tid;
+				ti = reuse_exact__thread_index(re, tid);
+				if (ti < 0)
+					return ti;
+			}
+			if (hot__find(hot, key, h)) {
+				fl = A_HOT;
+			} else if ((h >> (64 - SHARDS_BITS)) < thresh) {
+				fl = 0;
+			} else {
+				skipped++;
+				continue;
+			}
+			FLUSH_IF(nb == SAMPLED_BATCH);
+			buf[nb] = *a;
+			buf[nb++].is_store = fl | (a->is_store != 0);
+		}
+		i = end;
+		hot->seen = base + end;
+		if (turn < n) {
+			/* the last access of the chunk, buffered if sampled, else skipped */
+			u64 key = key_of(v[turn].addr, f), h = lp_hash64(key ^ salt);
+			int samp = (h >> (64 - SHARDS_BITS)) < thresh;
+
+			if (samp) {
+				buf[nb - 1].is_store |= A_BECOMES_HOT;
+			} else {
+				skipped--;
+				FLUSH_IF(nb == SAMPLED_BATCH);
+				buf[nb] = v[turn];
+				buf[nb++].is_store = A_BECOMES_HOT | A_UNCOUNTED | (v[turn].is_store != 0);
+			}
+			hot__add(hot, key, h, hot->seen);
+			hot->unsampled += !samp;
+		}
+	}
+	re->thr[ti].seen += skipped;
+	return nb ? body(re, buf, nb) : 0;
+}
+
+#undef FLUSH_IF
+
+/* The filter compiled for each granularity, with and without hot keys. */
+#define SAMPLED_CASES(re, v, n, body)						\
+	switch (flags_of(re) & (F_LINE | F_HOT)) {				\
+	case 0: return batch_sampled(re, v, n, body, 0);			\
+	case F_LINE: return batch_sampled(re, v, n, body, F_LINE);		\
+	case F_HOT: return batch_hot(re, v, n, body, F_HOT);			\
+	default: return batch_hot(re, v, n, body, F_HOT | F_LINE);		\
+	}
+
 __attribute__((target("popcnt"))) static int
 sampled_popcnt(struct reuse_exact *re, const struct reuse_exact_acc *v, size_t n)
 {
-	return batch_sampled(re, v, n, batch_popcnt);
+	SAMPLED_CASES(re, v, n, batch_popcnt)
 }
 
 __attribute__((target("popcnt,avx2"))) static int
 sampled_avx2(struct reuse_exact *re, const struct reuse_exact_acc *v, size_t n)
 {
-	return batch_sampled(re, v, n, batch_avx2);
+	SAMPLED_CASES(re, v, n, batch_avx2)
 }
 
 static int sampled_generic(struct reuse_exact *re, const struct reuse_exact_acc *v,
 			   size_t n)
 {
-	return batch_sampled(re, v, n, batch_generic);
+	SAMPLED_CASES(re, v, n, batch_generic)
 }
 
 int reuse_exact__access_batch(struct reuse_exact *re,
@@ -1644,6 +1805,8 @@ int reuse_exact__access_batch(struct reuse_exact *re,
 		has_popcnt = __builtin_cpu_supports("popcnt");
 	if (has_avx2 < 0)
 		has_avx2 = has_popcnt && __builtin_cpu_supports("avx2");
+	if (re->sampled && !n)
+		return 0;
 	if (re->sampled)
 		return has_avx2 ? sampled_avx2(re, v, n) :
 		       has_popcnt ? sampled_popcnt(re, v, n) : sampled_generic(re, v, n);
@@ -1697,7 +1860,7 @@ void reuse_exact__finish(struct reuse_exact *re)
 		u64 k;
 
 		for (k = 0; k < sd->cap; k++) {
-			double x = re->hot ? (double)k / SDIST_HOT_RES : (double)k;
+			double x = re->hot ? sdist_hot__x(k) : (double)k;
 
 			if (!sd->n[k])
 				continue;

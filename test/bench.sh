@@ -66,13 +66,16 @@ if section engine; then
 		# a RIBench trace of the long shapes, one thread, outer 1 (3.8 M accesses)
 		"$MB/ribench" --threads 1 --outer 1 --a 2 --a1 100000 --b 2 --b1 200000 --c 2 --c1 400000 \
 			--d 1 --d1 800000 --e 1 --e1 1600000 --inv 0 --trace "$TMP/rib.trace"
+		echo "# load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)"
 		test/bench/reuse-engine -t "$TMP/rib.trace"
 		echo "# goals: exact >= 15 M/s at M=1e6 and >= 30 M/s at M=1e5; SHARDS >= 150 M/s at"
 		echo "# M=1e6; SHARDS miss-ratio curve MAE <= 0.01. CPU time of this process: on a"
 		echo "# loaded machine other processes still share its caches. \"choice of keys alone\":"
 		echo "# the MAE a spatial sample's draw of keys is expected to cause, whatever is done"
 		echo "# with the distances (a few hot keys in or out of the sample). SHARDS+hot: the same"
-		echo "# with up to 4096 lines found hot tracked exactly (--hot-keys; Carra & Neglia 2020)"
+		echo "# with up to 4096 lines found hot tracked exactly (--hot-keys; Carra & Neglia 2020)."
+		echo "# The last lines: the recommended configuration against both goals, as measured"
+		echo "# above (PASS/FAIL), load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 	else
 		echo "skipped: test/bench/reuse-engine is not built (make bench builds it)"
 	fi

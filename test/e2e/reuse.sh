@@ -89,6 +89,16 @@ print('%d %.3f' % (est['hot_keys'], sum(abs(em[x] - sm[x]) for x in k) / len(k))
 grep -q "hot lines (Carra & Neglia 2020): ${got%% *} found hot" "$TMP/hk.txt" && ge 0.05 "${got#* }" 2> /dev/null &&
 	ok "--hot-keys: text and JSON report the lines found hot, curve within 0.05 of exact ($got)" ||
 	fail "--hot-keys" "$got: $(sed -n 3,4p "$TMP/hk.txt")"
+# hot lines are on with --sample-rate unless --hot-keys 0
+"$LOCIPROF" reuse --trace "$TMP/t.txt" --granularity line --sample-rate 0.5 --hot-keys 0 \
+	--json "$TMP/h0.json" > /dev/null
+got=$(python3 -c "
+import json,sys
+d=json.load(open(sys.argv[1]))['estimate']; z=json.load(open(sys.argv[2]))['estimate']
+assert 'hot_keys' in d and 'hot_keys' not in z, (d, z)
+print(d['hot_keys'])" "$TMP/sh.json" "$TMP/h0.json" 2>&1)
+[ "$got" -ge 0 ] 2> /dev/null && ok "--sample-rate finds hot lines by default ($got), --hot-keys 0 turns it off" ||
+	fail "--hot-keys default" "$got"
 "$LOCIPROF" reuse --trace "$TMP/t.txt" --hot-keys 16 > /dev/null 2> "$TMP/err"; rc=$?
 [ $rc = 129 ] && grep -q "sample-rate" "$TMP/err" && ok "--hot-keys without --sample-rate is a usage error" ||
 	fail "--hot-keys without --sample-rate" "exit $rc: $(cat "$TMP/err")"

@@ -340,3 +340,81 @@ LP_TEST(test_reuse_exact_shards_hot_keys_beat_plain, "reuse-exact: SHARDS with h
 	free(sh);
 	return TEST_OK;
 }
+
+/*
+ * The batch path finds hot keys in two passes over chunks (the accesses
+ * the sketch counts first, then the rest): it must find the same keys at
+ * the same accesses as one call per access, so everything it estimates
+ * is the same. Two threads (per-thread streams), uneven batches, and a
+ * hot set that fills up (64 of the 256 lines hot).
+ */
+LP_TEST(test_reuse_exact_shards_hot_keys_batch_same, "reuse-exact: SHARDS with hot keys: batched equals one call per access (keys, times, histograms)")
+{
+	enum { TAIL = 50000 };
+	static u64 tail[TAIL];
+	u64 *line = malloc(HOT_N * sizeof(*line)), seed = 11, nk[2], first[2], last[2];
+	struct reuse_exact_acc *v = malloc(HOT_N * sizeof(*v));
+	struct reuse_exact_thread *sum = calloc(2, sizeof(*sum));
+	struct reuse_exact *re[2] = { NULL, NULL };
+	double tw[2];
+	int i, k, off;
+
+	TEST_ASSERT(line && v && sum, "alloc");
+	for (i = 0; i < TAIL; i++)
+		tail[i] = 5000000 + i;
+	hot_trace(line, tail, TAIL, &seed);
+	for (i = 0; i < HOT_N; i++)
+		v[i] = (struct reuse_exact_acc){ .addr = 64 * line[i], .tid = 1 + (i / 7000) % 2,
+						 .is_store = i % 3 == 0 };
+	for (k = 0; k < 2; k++) {
+		struct reuse_exact_opts o = { .mode = REUSE_EXACT_PER_THREAD,
+					      .gran = REUSE_GRAN_LINE, .sample_rate = 0.02,
+					      .salt = 99, .hot_keys = 64 };
+
+		TEST_ASSERT(!reuse_exact__new(&o, &re[k]), "new");
+		for (i = 0, off = 0; k && off < HOT_N; off += i, i = 1 + (i * 7 + 333) % 5000)
+			TEST_ASSERT(!reuse_exact__access_batch(re[k], v + off,
+							       HOT_N - off < i ? HOT_N - off : i),
+				    "batch at %d", off);
+		for (i = 0; !k && i < HOT_N; i++)
+			TEST_ASSERT(!reuse_exact__access(re[k], v[i].tid, v[i].addr, v[i].is_store,
+							 NULL), "access %d", i);
+		reuse_exact__finish(re[k]);
+		reuse_exact__sum(re[k], &sum[k]);
+		TEST_ASSERT(!reuse_exact__hot_keys(re[k], &nk[k], &first[k], &last[k]), "hot keys");
+	}
+	TEST_LOG("%llu hot keys, first at access %llu, last at %llu; %llu hot accesses",
+		 (unsigned long long)nk[0], (unsigned long long)first[0],
+		 (unsigned long long)last[0], (unsigned long long)sum[0].hot);
+	TEST_ASSERT(nk[0] == 64, "the hot set filled up: %llu keys", (unsigned long long)nk[0]);
+	TEST_ASSERT(nk[0] == nk[1] && first[0] == first[1] && last[0] == last[1],
+		    "hot keys %llu / %llu, first %llu / %llu, last %llu / %llu",
+		    (unsigned long long)nk[0], (unsigned long long)nk[1],
+		    (unsigned long long)first[0], (unsigned long long)first[1],
+		    (unsigned long long)last[0], (unsigned long long)last[1]);
+	TEST_ASSERT(sum[0].seen == sum[1].seen && sum[0].accesses == sum[1].accesses &&
+		    sum[0].hot == sum[1].hot && sum[0].invalidations == sum[1].invalidations,
+		    "seen %llu / %llu, accesses %llu / %llu, hot %llu / %llu",
+		    (unsigned long long)sum[0].seen, (unsigned long long)sum[1].seen,
+		    (unsigned long long)sum[0].accesses, (unsigned long long)sum[1].accesses,
+		    (unsigned long long)sum[0].hot, (unsigned long long)sum[1].hot);
+	TEST_ASSERT(!memcmp(sum[0].mrc.bin, sum[1].mrc.bin, sizeof(sum[0].mrc.bin)) &&
+		    !memcmp(sum[0].stack.bin, sum[1].stack.bin, sizeof(sum[0].stack.bin)),
+		    "batched curve or stack histogram differs from one call per access");
+	/*
+	 * A hot-key time distance is scaled by the thread's accesses over its
+	 * tracked ones so far, and a batch counts the accesses it skips
+	 * before the ones it buffered: the same mass, in bins a little apart.
+	 */
+	tw[0] = tw[1] = 0;
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < REUSE_HIST_NBINS; i++)
+			tw[k] += sum[k].time.bin[i];
+	TEST_ASSERT(fabs(tw[0] - tw[1]) < 1e-9 * tw[0], "time histogram mass %g / %g", tw[0], tw[1]);
+	reuse_exact__delete(re[0]);
+	reuse_exact__delete(re[1]);
+	free(line);
+	free(v);
+	free(sum);
+	return TEST_OK;
+}
