@@ -83,6 +83,7 @@ struct ru_det {			/* one detection */
 				 * the replacing sample) */
 	u8 aged;		/* age is known (a counting facility) */
 	u64 use_time;		/* when the use was sampled (window order) */
+	u64 use_count;		/* accesses counted at the use (aged) */
 	u64 use_ns;		/* thread CPU ns at the use (0: unknown) */
 	u64 end_time;		/* when the reuse trapped (reuses) */
 	double acc;		/* accesses in between, set by ru_accesses */
@@ -99,6 +100,7 @@ struct ru_cens {		/* a counted watch replaced before its trap */
 	u32 thread;		/* the use's */
 	u8 live;		/* 0: a late trap decided it after all */
 	u64 use_time;
+	u64 use_count;		/* accesses counted at the use */
 	double age;		/* accesses held: its reuse comes later */
 	double wsel;		/* 1 / P(armed) */
 };

@@ -284,6 +284,7 @@ static int ru_record(struct reuse *ru, const struct ru_watch *w, u8 kind, double
 	d->w0 = d->w;
 	d->wsel = ru_inv_p(ru, w->logp_sel);
 	d->aged = (u8)ru_age(ru, w, &d->age);
+	d->use_count = w->use_count;
 	switch (kind) {
 	case RU_REUSE: ru->thr[w->owner].reuses++; break;
 	case RU_INVAL: ru->thr[w->owner].invalidations++; break;
@@ -311,6 +312,7 @@ static int ru_censor(struct reuse *ru, struct ru_watch *w)
 	c->thread = w->owner;
 	c->live = 1;
 	c->use_time = w->use_time;
+	c->use_count = w->use_count;
 	c->age = age;
 	c->wsel = ru_inv_p(ru, w->logp_sel);
 	w->cens = ru->ncens;

@@ -2,7 +2,14 @@
 /* Event constructors and a tracker factory for the reuse unit tests. */
 #ifndef LP_TEST_REUSE_HELPERS_H
 #define LP_TEST_REUSE_HELPERS_H
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "core/reuse.h"
+#include "core/session.h"
 #include "core/tests.h"
 #include "test/unit/events.h"
 
@@ -69,6 +76,37 @@ static inline const struct lp_action *arm_of(const struct lp_actions *acts, u32 
 		if (acts->v[i].op == LP_ACT_ARM && acts->v[i].tid == tid)
 			return &acts->v[i];
 	return NULL;
+}
+
+/*
+ * Play lociprof-trace @text through the trace-driven facility at @period
+ * with @nslots registers into @ru; 0 or -errno (@err says why).
+ */
+static inline int trace_reuse_run(const char *text, u64 period, int nslots, struct reuse *ru,
+				  char *err, size_t errlen)
+{
+	char path[] = "/tmp/lp-trace-XXXXXX";
+	struct lp_session_opts o;
+	struct lp_session *s;
+	int fd = mkstemp(path), ret;
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+
+	snprintf(err, errlen, "cannot write a trace: %s", strerror(errno));
+	if (!f)
+		return -errno;
+	fputs(text, f);
+	fclose(f);
+	memset(&o, 0, sizeof(o));
+	o.sampling.period = period;
+	o.nslots = nslots;
+	ret = session__new_trace(&s, &o, path, err, errlen);
+	if (!ret) {
+		session__add_analysis(s, reuse__analysis(ru));
+		ret = session__run(s);
+		session__delete(s);
+	}
+	unlink(path);
+	return ret;
 }
 
 #endif

@@ -17,6 +17,7 @@
 #include "core/reuse.h"
 #include "core/session.h"
 #include "core/tests.h"
+#include "test/unit/reuse-helpers.h"
 
 struct tt_state {
 	int nsamples, ntraps, nstarts, nexits, ncounters;
@@ -188,39 +189,23 @@ LP_TEST(test_trace_facility_period_counters, "trace facility: every N-th access 
  */
 LP_TEST(test_trace_facility_reuse_counted, "trace facility: reuse times come from the counters, exactly")
 {
-	char *text = malloc(64 * 1024), path[] = "/tmp/lp-trace-XXXXXX";
-	struct lp_session_opts o;
-	struct lp_session *s;
+	char *text = malloc(64 * 1024), err[256];
 	const struct reuse_result *r;
 	struct reuse_config cfg;
 	struct reuse *ru;
-	char err[256];
 	size_t n = 0;
-	int i, fd, ret, k = reuse_hist__bin(49);
-	FILE *f;
+	int i, ret, k = reuse_hist__bin(49);
 
 	TEST_ASSERT(text, "malloc");
 	for (i = 0; i < 1000; i++)
 		n += snprintf(text + n, 64 * 1024 - n, "5 %c 0x%x 8\n", i % 4 ? 'R' : 'W',
 			      0x8000 + 8 * (i % 50));
-	fd = mkstemp(path);
-	TEST_ASSERT(fd >= 0, "mkstemp");
-	f = fdopen(fd, "w");
-	fputs(text, f);
-	fclose(f);
-	free(text);
 	reuse__config_init(&cfg);
 	ru = reuse__new(&cfg);
 	TEST_ASSERT(ru, "reuse__new");
-	memset(&o, 0, sizeof(o));
-	o.sampling.period = 13;
-	o.nslots = cfg.nslots;
-	ret = session__new_trace(&s, &o, path, err, sizeof(err));
-	TEST_ASSERT(ret == 0, "%.150s", err);
-	session__add_analysis(s, reuse__analysis(ru));
-	ret = session__run(s);
-	unlink(path);
-	TEST_ASSERT(ret == 0, "run: %s", strerror(-ret));
+	ret = trace_reuse_run(text, 13, cfg.nslots, ru, err, sizeof(err));
+	free(text);
+	TEST_ASSERT(ret == 0, "run: %s: %.150s", strerror(-ret), err);
 	r = reuse__result(ru);
 	TEST_ASSERT(r && r->reuses > 10, "reuses %llu", r ? (unsigned long long)r->reuses : 0ull);
 	TEST_ASSERT(r->time_source == REUSE_TIME_COUNTER && r->rate_source == REUSE_RATE_COUNTER,
@@ -229,7 +214,6 @@ LP_TEST(test_trace_facility_reuse_counted, "trace facility: reuse times come fro
 		    (unsigned long long)r->counted_reuses, (unsigned long long)r->reuses);
 	TEST_ASSERT(r->time.bin[k] > 0 && r->time.bin[k] == reuse_hist__total(&r->time, 0),
 		    "time bin of 49 holds %g of %g", r->time.bin[k], reuse_hist__total(&r->time, 0));
-	session__delete(s);
 	reuse__delete(ru);
 	return TEST_OK;
 }
