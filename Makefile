@@ -33,6 +33,10 @@ UNIT_OBJ := $(UNIT_SRC:.c=.o)
 all: lociprof $(MB_BIN)
 
 cmd/lociprof.o: CFLAGS += -DLP_VERSION='"$(VERSION)"'
+# rebuilt when the version changes (a commit, a merge), not only its source:
+# --version and the bench headers named the commit the file was last built at
+$(shell echo '$(VERSION)' | cmp -s - .version 2>/dev/null || echo '$(VERSION)' > .version)
+cmd/lociprof.o: .version
 
 lociprof: $(CMD_OBJ) $(CORE_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
