@@ -397,9 +397,17 @@ void profile__print_stats(const struct lp_session *s, const struct profile_opts 
 			st->alloc_probes, st->alloc_stopped_at ? ", then --objects-max was reached: later allocations "
 			"are not named" : "");
 		if (st->alloc_hit_ns)
-			fprintf(stderr, "[ allocator probes: %llu hits at %.1f us each (measured at "
-				"setup): %.2f s", (unsigned long long)st->alloc_hits,
-				st->alloc_hit_ns / 1e3, st->alloc_hits * st->alloc_hit_ns / 1e9);
+			fprintf(stderr, "[ allocator probes: %llu hits at %.1f us each (", (unsigned long long)st->alloc_hits,
+				st->alloc_hit_ns / 1e3);
+		if (st->alloc_hit_ns && st->alloc_dense_runs)	/* session-alloc.c: burst() */
+			fprintf(stderr, "wall time per hit in runs of 32 hits; %.1f us measured at setup",
+				st->alloc_calib_ns / 1e3);
+		else if (st->alloc_hit_ns)
+			fprintf(stderr, "measured at setup; %s", st->alloc_sparse_runs ?
+				"no run of 32 hits was dense enough to time one" :
+				"too few hits to time runs of them");
+		if (st->alloc_hit_ns)
+			fprintf(stderr, "): %.2f s", st->alloc_hits * st->alloc_hit_ns / 1e9);
 		if (st->alloc_hit_ns && po->objects_budget)
 			fprintf(stderr, "; in place %llu time%s, off %.2f s by --objects-budget %d "
 				"(allocations then are not named)",

@@ -27,20 +27,30 @@
  * that beside a sampling event; a malloc/free pair 3 hits), so a size
  * threshold or a sampled record would save nothing. What bounds the cost
  * is the time the probes are in place: they are silenced (text_toggle)
- * when hits x the measured cost of one exceed BUDGET_START_NS + PCT% of
+ * when hits x the cost of one exceed BUDGET_START_NS + PCT% of
  * the time since setup, and armed again once the budget has grown by
  * BUDGET_WINDOW_NS. Allocations are thus tracked
  * in windows, all of them in each (the program's first ones among them).
  */
-#define BUDGET_START_NS 20000000ull	/* what the first window may cost */
+#define BUDGET_START_NS 5000000ull	/* what the first window may cost */
 #define BUDGET_WINDOW_NS 20000000ull	/* reopen when this much is available */
 /*
- * Calls (2 probe hits each) timed at setup: a short burst of traps cost
- * 35-47 us each, 1000 of them 58-64 us (an entry probe with a call chain,
- * here): too few calls underestimate.
+ * The cost of a hit is measured twice. At setup (calibrate()): CALIB_CALLS
+ * calls (2 hits each) of a function of lociprof's own, a short burst of
+ * traps (35-47 us each against 58-64 us for 1000 of them), before the
+ * program runs and lociprof reads records beside it on the other CPU: off
+ * either way (13-16 us at setup against 35 us in malloc-rate at load 8,
+ * 20-26 against 11-19 at load 2). Then from the program's hits (burst()):
+ * the wall time per hit of runs of BURST_HITS consecutive hits of a
+ * thread, the program's work between them included; a program that
+ * allocates now and then has no dense run, so what is above BURST_CAP x
+ * the setup's figure is taken for that work, and without a dense run the
+ * setup's figure stands.
  */
-#define CALIB_CALLS 128
-#define CALIB_RING_PAGES 512		/* their records' ring: 256 stack copies */
+#define CALIB_CALLS 32
+#define BURST_HITS 32
+#define BURST_CAP 4
+#define CALIB_RING_PAGES 128		/* their records' ring: 64 stack copies */
 /* what the DWARF unwinder starts from: ip, sp and the callee-saved ones */
 #define UNWIND_REGS (1ull << LP_REG_IP | 1ull << LP_REG_SP | 1ull << LP_REG_BP | \
 		     1ull << LP_REG_BX | 1ull << LP_REG_R12 | 1ull << LP_REG_R13 | \
@@ -506,10 +516,11 @@ int sess_alloc_setup(struct lp_session *s, pid_t pid)
 	ap->t0 = sess_now_ns();
 	if (s->opts.objects_stack)
 		ap->unwinder = unwind__new();
-	ap->hit_ns = calibrate(s, ap);
+	ap->calib_ns = ap->hit_ns = calibrate(s, ap);
 	s->alloc = ap;
 	s->stats.alloc_probes = ap->n;
 	s->stats.alloc_hit_ns = ap->hit_ns;
+	s->stats.alloc_calib_ns = ap->calib_ns;
 	s->stats.alloc_windows = 1;
 	ap = NULL;
 out:
@@ -1030,6 +1041,37 @@ void sess_alloc_finish(struct lp_session *s)
 	}
 }
 
+/*
+ * A hit of @t at @time: each run of BURST_HITS of its hits (records read
+ * in order) has a wall time per hit; those below BURST_CAP x the setup's
+ * measure are dense, and the budget prices a hit at their mean (the
+ * luckiest run alone, with no interrupt in it, read 10 us where a tracked
+ * malloc/free pair cost malloc-rate 51 us). While none is, the setup's.
+ */
+static void burst(struct lp_session *s, struct thread *t, u64 time)
+{
+	struct allocprobes *ap = s->alloc;
+	u64 ns;
+
+	if (!t->aburst_n || time < t->aburst_t0) {
+		t->aburst_t0 = time;
+		t->aburst_n = 1;
+		return;
+	}
+	if (++t->aburst_n < BURST_HITS)
+		return;
+	ns = (time - t->aburst_t0) / (BURST_HITS - 1);
+	t->aburst_t0 = time;
+	t->aburst_n = 1;
+	if (ap->calib_ns && ns >= BURST_CAP * ap->calib_ns) {
+		s->stats.alloc_sparse_runs = ++ap->sparse_runs;	/* the program's work between hits */
+		return;
+	}
+	ap->dense_ns += ns;
+	s->stats.alloc_dense_runs = ++ap->dense_runs;
+	ap->hit_ns = s->stats.alloc_hit_ns = ap->dense_ns / ap->dense_runs;
+}
+
 /* A record of an allocator probe of @t (1), or not one (0). */
 int sess_alloc_sample(struct lp_session *s, struct thread *t, u64 id,
 		      const struct perf_event_header *h)
@@ -1050,6 +1092,7 @@ int sess_alloc_sample(struct lp_session *s, struct thread *t, u64 id,
 	if (perf_sample__parse(h, h->size, at->sample_type, at->sample_regs_user, &raw))
 		return 1;
 	s->stats.alloc_hits = ++s->alloc->hits;
+	burst(s, t, raw.time);
 	if (!ap->stopped && !ap->paused && over_budget(s, raw.time, 0))
 		alloc_pause(s, raw.time, 0);
 	if (fn == LP_ALLOC_FREE || fn == LP_ALLOC_MUNMAP) {

@@ -83,7 +83,10 @@ struct allocprobes {
 	int stopped;		/* objects_max reached: probes closed */
 	/* the cost budget (--objects-budget): probe hits x their measured cost */
 	u64 hits;		/* allocator probe records read: one trap each */
-	u64 hit_ns;		/* one hit's cost, measured at setup; 0: not measured */
+	u64 hit_ns;		/* one hit's cost: calib_ns, then from the hits (burst()) */
+	u64 calib_ns;		/* measured at setup; 0: not measured */
+	u64 dense_ns, dense_runs;	/* burst(): the dense runs' ns per hit, summed */
+	u64 sparse_runs;
 	u64 t0;			/* CLOCK_MONOTONIC ns at setup */
 	int paused;		/* over budget: probes off until it allows more */
 	u64 paused_at;
@@ -133,6 +136,8 @@ struct thread {
 	int nafds;
 	struct apend apend[LP_ALLOC_NEST];
 	int napend;
+	u64 aburst_t0;		/* time of the first hit of its current run of hits */
+	u32 aburst_n;		/* hits in that run */
 	struct thread *hnext;
 };
 

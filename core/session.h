@@ -66,7 +66,10 @@ struct lp_session_stats {
 	u64 alloc_stopped_at;		/* time tracking stopped at objects_max, 0: never */
 	u64 alloc_dwarf;		/* allocations whose path is a DWARF unwind */
 	u64 alloc_hits;			/* allocator probe hits (records read) */
-	u64 alloc_hit_ns;		/* measured cost of one, 0: not measured */
+	u64 alloc_hit_ns;		/* the cost of one the budget used, 0: none */
+	u64 alloc_calib_ns;		/* that cost measured at setup, 0: not measured */
+	u64 alloc_dense_runs;		/* runs of hits that timed one (session-alloc.c) */
+	u64 alloc_sparse_runs;		/* runs that were the program's work */
 	u64 alloc_windows;		/* times the probes were opened (budget) */
 	u64 alloc_paused_ns;		/* time they were closed by the budget */
 };

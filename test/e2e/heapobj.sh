@@ -131,6 +131,13 @@ if [ $rc = 0 ] && [ "${got:-0}" -gt 0 ] && [ "$got" -lt "$want" ] && [ "${win:-0
 else
 	fail "default budget: tracked in windows" "exit $rc, $got of $want, windows '$win': $(grep '^\[ \(heap\|alloc\)' "$TMP/b.err")"
 fi
+# the budget prices a hit by the program's own runs of hits (malloc-rate's
+# loop: nothing but hits), not by the setup's measure alone
+if grep -q '^\[ allocator probes: [0-9]* hits at [0-9.]* us each (wall time per hit in runs of 32 hits' "$TMP/b.err"; then
+	ok "default budget: a hit priced by malloc-rate's own runs of hits"
+else
+	fail "default budget: priced by the program's hits" "$(grep '^\[ alloc' "$TMP/b.err")"
+fi
 
 # --- DWARF call paths: test/helpers/nofp-alloc allocates 3 calls deep in
 # code built -O2 -fomit-frame-pointer; the frame-pointer chain stops at

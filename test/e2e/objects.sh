@@ -26,9 +26,17 @@ elif [ $rc = 0 ] && [ "$(echo "$got" | tail -1)" = True ]; then
 else
 	fail "offset groups name their variable" "exit $rc: $got $(head -c 200 "$TMP/err")"
 fi
-"$LOCIPROF" comdetect --stdio "$TOP/test/helpers/twovars" 5000000 2> /dev/null > "$TMP/tv.txt"
-grep -qE '^ +0x08-0x0f T[0-9]+ +atomic +[a-z]+ +[0-9]+ +second\+0' "$TMP/tv.txt" &&
-	ok "text report: the offset row names 'second'" || fail "text offset rows" "$(sed -n '/Top cache lines/,$p' "$TMP/tv.txt" | head -8)"
+for try in 1 2 3; do	# as above: a run that detected no line is tried again
+	"$LOCIPROF" comdetect --stdio "$TOP/test/helpers/twovars" 5000000 2> /dev/null > "$TMP/tv.txt"
+	sed -n '/^Top cache lines/{n;p;q}' "$TMP/tv.txt" | grep -q '(none)' || break
+done
+if grep -qE '^ +0x08-0x0f T[0-9]+ +atomic +[a-z]+ +[0-9]+ +second\+0' "$TMP/tv.txt"; then
+	ok "text report: the offset row names 'second'"
+elif sed -n '/^Top cache lines/{n;p;q}' "$TMP/tv.txt" | grep -q '(none)'; then
+	skip "text report: the offset row names 'second'" "3 runs detected no line (the threads never ran together: load $(cut -d' ' -f1 /proc/loadavg))"
+else
+	fail "text offset rows" "$(sed -n '/Top cache lines/,$p' "$TMP/tv.txt" | head -8)"
+fi
 
 # --- thread-local storage: the workers of test/helpers/tlsvars sweep their
 # own __thread array; every such sample names it and its thread
