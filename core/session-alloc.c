@@ -33,7 +33,15 @@
  * in windows, all of them in each (the program's first ones among them).
  */
 #define BUDGET_START_NS 5000000ull	/* what the first window may cost */
-#define BUDGET_WINDOW_NS 20000000ull	/* reopen when this much is available */
+/*
+ * Reopen when this much is available: writing the int3s back is cheap, so
+ * windows are short and frequent (2 ms of traps, every 20 ms at 10%), and
+ * a burst of allocations in a later phase falls in one more often; where
+ * the probes had to be closed, reopening costs the kernel a probe release
+ * each, so the windows are 10 times longer.
+ */
+#define BUDGET_WINDOW_NS 2000000ull
+#define BUDGET_WINDOW_CLOSED_NS 20000000ull
 /*
  * The cost of a hit is measured twice. At setup (calibrate()): CALIB_CALLS
  * calls (2 hits each) of a function of lociprof's own, a short burst of
@@ -983,7 +991,7 @@ void sess_alloc_tick(struct lp_session *s)
 	if (!ap || ap->stopped || !ap->paused)
 		return;
 	now = sess_now_ns();
-	if (over_budget(s, now, BUDGET_WINDOW_NS))
+	if (over_budget(s, now, ap->text_paused ? BUDGET_WINDOW_NS : BUDGET_WINDOW_CLOSED_NS))
 		return;
 	if (ap->text_paused) {
 		if (text_toggle_all(s, 1) < 0)
