@@ -21,10 +21,10 @@
  * accessed keys always in the sample; the lowest rate that choice allows
  * for 0.01 is measured too.
  *
- * SHARDS+hot: the same with up to -H keys (4096 by default; 0: none)
+ * SHARDS+hot: the same with up to -H keys (8192 by default; 0: none)
  * found hot on the fly and tracked exactly (Carra & Neglia 2020).
  *
- * Last, the recommended configuration (SHARDS+hot at -P, 0.05 by default,
+ * Last, the recommended configuration (SHARDS+hot at -P, 0.03 by default,
  * the rate `lociprof reuse --sample-rate` is documented with) against
  * issue 23's goals, from what this run measured: >= 150 M accesses/s at
  * M = 1e6 (private and shared) and a curve MAE <= 0.01 (mean over the
@@ -51,7 +51,7 @@
 #define BATCH 4096
 
 /* -H: keys SHARDS tracks exactly when found hot (the "hot" rows); 0: none */
-static u32 hot_keys = 4096;
+static u32 hot_keys = 8192;
 
 /* Issue 23's goals for SHARDS. */
 #define GOAL_SPEED	150e6	/* accesses per CPU second at M = 1e6 */
@@ -558,7 +558,7 @@ int main(int argc, char **argv)
 	const char *ribench = NULL;
 	struct reuse_exact_acc *v, *w;
 	int k, mode, gran, runs = 3, single = 0, acc = 1, speed = 1;
-	double rates[MAX_RATES] = { 0.01, 0.03, 0.05 }, rec = 0.05;
+	double rates[MAX_RATES] = { 0.01, 0.03, 0.05 }, rec = 0.03;
 	int nrates = 3, r, rec_i;
 	char *p;
 
