@@ -139,8 +139,8 @@ extern const struct lp_analysis_desc reuse_desc;
  * --hot-keys with --sample-rate unless given: the accurate configuration
  * (make bench, section engine), a string too for the help text.
  */
-#define REUSE_HOT_KEYS_DEFAULT	4096
-#define REUSE_HOT_KEYS_DEFAULT_S	"4096"
+#define REUSE_HOT_KEYS_DEFAULT	8192
+#define REUSE_HOT_KEYS_DEFAULT_S	"8192"
 #define RU_COSTS_REPS 3		/* repetitions of each cost: 1-1.6 s here */
 
 /*

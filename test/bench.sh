@@ -73,7 +73,7 @@ if section engine; then
 		echo "# loaded machine other processes still share its caches. \"choice of keys alone\":"
 		echo "# the MAE a spatial sample's draw of keys is expected to cause, whatever is done"
 		echo "# with the distances (a few hot keys in or out of the sample). SHARDS+hot: the same"
-		echo "# with up to 4096 lines found hot tracked exactly (--hot-keys; Carra & Neglia 2020)."
+		echo "# with up to 8192 lines found hot tracked exactly (--hot-keys; Carra & Neglia 2020)."
 		echo "# The last lines: the recommended configuration against both goals, as measured"
 		echo "# above (PASS/FAIL), load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 	else

@@ -438,6 +438,9 @@ LP_TEST_TIMEOUT(test_reuse_exact_batch_vs_naive, "reuse-exact: batched histogram
 		for (gran = 0; gran < 2; gran++) {
 			struct reuse_hist want[THREADS][2];
 			struct reuse_exact *re = new_re(mode, gran, 4);
+			/* SHARED: reuses of another thread's use; the key's last thread */
+			u64 want_cross[THREADS] = { 0 };
+			static u32 last_tid[1 << 16];
 			int done, t, k;
 
 			TEST_ASSERT(re, "new");
@@ -460,6 +463,10 @@ LP_TEST_TIMEOUT(test_reuse_exact_batch_vs_naive, "reuse-exact: batched histogram
 					reuse_hist__add(&want[t][0], r.dist, 1);
 					reuse_hist__add(&want[t][1], r.time, 1);
 				}
+				k = (gran ? tr[i].addr >> 6 : tr[i].addr) & 0xffff;
+				want_cross[t] += mode == REUSE_EXACT_SHARED && r.kind == REUSE_EXACT_REUSE &&
+						 last_tid[k] != tr[i].tid;
+				last_tid[k] = tr[i].tid;
 			}
 			/* uneven batches, so prefetching crosses batch ends */
 			for (done = 0; done < N; done += k) {
@@ -481,6 +488,10 @@ LP_TEST_TIMEOUT(test_reuse_exact_batch_vs_naive, "reuse-exact: batched histogram
 					    mode, gran, th->tid);
 				TEST_ASSERT(!memcmp(th->time.bin, want[t][1].bin, sizeof(want[t][1].bin)),
 					    "mode %d gran %d tid %u: time histogram differs", mode, gran, th->tid);
+				TEST_ASSERT(th->cross_thread == want_cross[t],
+					    "mode %d gran %d tid %u: cross_thread %llu, oracle %llu", mode, gran,
+					    th->tid, (unsigned long long)th->cross_thread,
+					    (unsigned long long)want_cross[t]);
 				checked += reuse_hist__total(&th->stack, 0) > 100;
 			}
 			reuse_exact__delete(re);
