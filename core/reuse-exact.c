@@ -20,7 +20,8 @@
  * The stream time is kept modulo 2^32: exact while the latest access is
  * less than 2^32 accesses back, and compaction (at least every 2^31
  * accesses of the stream) moves the live entries older than 2^31 to a
- * side table at full width (struct stream's old). The thread of the latest
+ * side table at full width (struct stream's old; opts.seq_bits narrows
+ * the width so a unit test reaches it). The thread of the latest
  * access is the stream's own in PER_THREAD mode, and in SHARED mode is
  * kept beside the table (etab.thr) only once a second thread appears.
  */
@@ -91,6 +92,7 @@ struct stream {
 	 * the same one.
 	 */
 	int hot_axis;
+	u8 narrow;		/* 32 - opts.seq_bits (tests), else 0 */
 	u64 hnlive, htail_live;
 	u64 *hmark;
 	u8 *htree;
@@ -813,7 +815,7 @@ stream__seq(const struct stream *s, const struct ent *e, u64 now)
 	if (__builtin_expect(s->old.n != 0, 0) && lp_map__get(&s->old, e->key, &v) &&
 	    v != SEQ_GONE)
 		return v;
-	return now - (u32)((u32)now - e->seq);
+	return now - ((u32)((u32)now - e->seq) << s->narrow >> s->narrow);
 }
 
 /* @e is accessed at stream time @now. 0 or -ENOMEM. */
@@ -849,11 +851,11 @@ compact_body(struct stream *s, u32 min_slots)
 	struct lp_map old = { 0 };
 
 	/* near the limit, half the room: compactions twice as often */
-	if (want > MAX_SLOTS)
+	if (want > MAX_SLOTS >> s->narrow)
 		want = live + 2 * (live > keys ? live : keys) + 64;
 	if (want < min_slots)
 		want = min_slots;
-	if (want > MAX_SLOTS)
+	if (want > MAX_SLOTS >> s->narrow)
 		return -EOVERFLOW;
 	nblk = (want + 63) / 64;
 	if (s->hot_axis) {
@@ -908,7 +910,7 @@ compact_body(struct stream *s, u32 min_slots)
 		if (e->slot >= FREE_SLOT)
 			continue;
 		/* the next compaction is at most 2^31 accesses away: keep the times exact */
-		if (s->seq - stream__seq(s, e, s->seq) >= SEQ_OLD &&
+		if (s->seq - stream__seq(s, e, s->seq) >= SEQ_OLD >> s->narrow &&
 		    lp_map__put(&old, e->key, stream__seq(s, e, s->seq))) {
 			lp_map__exit(&old);
 			free(hmark);
@@ -1084,6 +1086,7 @@ static int reuse_exact__new_thread(struct reuse_exact *re, u32 tid)
 	if (re->o.mode == REUSE_EXACT_PER_THREAD) {
 		memset(&re->streams[n], 0, sizeof(re->streams[n]));
 		re->streams[n].hot_axis = re->hot != NULL;
+		re->streams[n].narrow = 32 - re->o.seq_bits;
 		re->nstreams++;
 		if (n == 1) {
 			int err = holders__seed(re);
@@ -1135,7 +1138,8 @@ int reuse_exact__new(const struct reuse_exact_opts *opts,
 	if ((opts->mode != REUSE_EXACT_PER_THREAD &&
 	     opts->mode != REUSE_EXACT_SHARED) ||
 	    (opts->gran != REUSE_GRAN_ADDR && opts->gran != REUSE_GRAN_LINE) ||
-	    opts->init_slots > MAX_SLOTS ||
+	    opts->init_slots > MAX_SLOTS || (opts->seq_bits && opts->seq_bits < 8) ||
+	    opts->seq_bits > 32 ||
 	    !(opts->sample_rate >= 0 && opts->sample_rate <= 1))
 		return -EINVAL;
 	re = calloc(1, sizeof(*re));
@@ -1162,6 +1166,10 @@ int reuse_exact__new(const struct reuse_exact_opts *opts,
 	}
 	if (!re->o.init_slots)
 		re->o.init_slots = DEFAULT_SLOTS;
+	if (!re->o.seq_bits)
+		re->o.seq_bits = 32;
+	if (re->o.init_slots > MAX_SLOTS >> (32 - re->o.seq_bits))
+		re->o.init_slots = MAX_SLOTS >> (32 - re->o.seq_bits);
 	re->last_idx = -1;
 	if (opts->mode == REUSE_EXACT_SHARED) {
 		re->streams = calloc(1, sizeof(*re->streams));
@@ -1172,6 +1180,7 @@ int reuse_exact__new(const struct reuse_exact_opts *opts,
 			return -ENOMEM;
 		}
 		re->streams[0].hot_axis = re->hot != NULL;
+		re->streams[0].narrow = 32 - re->o.seq_bits;
 		re->nstreams = 1;
 	}
 	*rep = re;

@@ -82,6 +82,13 @@ struct reuse_exact_opts {
 	 * estimate stays unbiased. 0: off (plain SHARDS).
 	 */
 	u32 hot_keys;
+	/*
+	 * Tests only: keep an entry's latest access time modulo 2^seq_bits
+	 * (8-32; 0: 32) and the time axis below 2^(seq_bits - 1) slots, so
+	 * the side table of keys idle 2^(seq_bits - 1) accesses or more is
+	 * reached in thousands of accesses rather than 2^31.
+	 */
+	u8 seq_bits;
 };
 
 /* Results of one thread (in SHARED mode: of the accesses it made). */

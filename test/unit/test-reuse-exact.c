@@ -505,3 +505,68 @@ LP_TEST_TIMEOUT(test_reuse_exact_batch_vs_naive, "reuse-exact: batched histogram
 	free(stored);
 	return TEST_OK;
 }
+
+/*
+ * Keys idle longer than the width an entry's time is kept at: with the
+ * width narrowed to 12 bits (opts.seq_bits, for tests), keys idle 2^11
+ * accesses or more go to the side table at compaction and come back
+ * exact; without it a reuse 4096 + d accesses later would read d. Loads
+ * only, so a distance is the keys touched since the key's last access
+ * (an O(keys) count per access against each stream's last times).
+ */
+LP_TEST_TIMEOUT(test_reuse_exact_idle_keys_side_table, "reuse-exact: keys idle past the kept time width (narrowed to 12 bits) reuse at their exact distance", 60)
+{
+	enum { N = 40000, HOT = 40, COLD = 200, KEYS = HOT + COLD, THREADS = 2, BITS = 12 };
+	static u64 last[THREADS + 1][KEYS];	/* stream time + 1 of the latest access, 0: none */
+	u64 now[THREADS + 1];
+	int mode, gran, i, k, wrapped = 0, old = 0, checked = 0;
+
+	for (mode = 0; mode < 2; mode++) {
+		for (gran = 0; gran < 2; gran++) {
+			struct reuse_exact_opts o = { .mode = mode, .gran = gran, .seq_bits = BITS };
+			struct reuse_exact *re = NULL;
+			unsigned int seed = 4242;
+
+			TEST_ASSERT(!reuse_exact__new(&o, &re), "new with seq_bits %d", BITS);
+			memset(last, 0, sizeof(last));
+			memset(now, 0, sizeof(now));
+			for (i = 0; i < N; i++) {
+				u32 t = rand_r(&seed) % THREADS;
+				int key = rand_r(&seed) % 100 < 98 ? rand_r(&seed) % HOT :
+					  HOT + rand_r(&seed) % COLD;
+				int st = mode == REUSE_EXACT_PER_THREAD ? t : THREADS;
+				struct reuse_exact_res got;
+				u64 dist = 0;
+
+				/* one key a line apart: the same keys at either granularity */
+				TEST_ASSERT(!reuse_exact__access(re, 100 + t, 0x10000 + 64 * (u64)key, 0, &got),
+					    "access %d", i);
+				if (!last[st][key]) {
+					TEST_ASSERT(got.kind == REUSE_EXACT_COLD, "mode %d gran %d access %d: "
+						    "kind %d, want cold", mode, gran, i, got.kind);
+				} else {
+					u64 time = now[st] - last[st][key];
+
+					for (k = 0; k < KEYS; k++)
+						dist += k != key && last[st][k] > last[st][key];
+					TEST_ASSERT(got.kind == REUSE_EXACT_REUSE && got.dist == dist &&
+						    got.time == time, "mode %d gran %d access %d (key idle "
+						    "%llu accesses): got %d/%llu/%llu, want reuse %llu/%llu",
+						    mode, gran, i, (unsigned long long)time, got.kind,
+						    (unsigned long long)got.dist, (unsigned long long)got.time,
+						    (unsigned long long)dist, (unsigned long long)time);
+					wrapped += time >= 1u << BITS;
+					old += time >= 1u << (BITS - 1);
+					checked++;
+				}
+				last[st][key] = ++now[st];
+			}
+			reuse_exact__delete(re);
+		}
+	}
+	TEST_LOG("%d reuses checked, %d of keys idle 2^%d accesses or more, %d past 2^%d",
+		 checked, old, BITS - 1, wrapped, BITS);
+	/* the trace must reach both: the side table, and ages the width cannot hold */
+	TEST_ASSERT(old > 500 && wrapped > 200, "old=%d wrapped=%d", old, wrapped);
+	return TEST_OK;
+}
