@@ -10,22 +10,32 @@
 # goal's edge, so its floor is 0.94; the others measured 0.959 or more
 # (5 seeds each): a trace holds the run's real addresses,
 # so the board's hashing, the lanes and with them the samples' luck
-# change from run to run.
+# change from run to run. Each configuration is judged on the median of 3
+# traces (point-to-point with 6 threads: 0.974-0.985 in 6 runs, and one
+# CI run of 0.947).
 . "$(dirname "$0")/lib.sh"
 MB=$TOP/microbench
 
 while read -r smin name args; do
-	"$MB/$name" $args --trace "$TMP/t.txt" 2> "$TMP/err" ||
-		{ fail "$name --trace" "$(head -c 200 "$TMP/err")"; continue; }
-	"$LOCIPROF" coherence --trace "$TMP/t.txt" --top 100 --json "$TMP/full.json" > /dev/null
-	"$LOCIPROF" comdetect -q --sampler trace="$TMP/t.txt" -c 100 --json "$TMP/lossy.json"
-	if ! "$LOCIPROF" compare --json "$TMP/cmp.json" "$TMP/full.json" "$TMP/lossy.json" > /dev/null 2> "$TMP/err"; then
-		fail "$name: compare" "$(head -c 200 "$TMP/err")"
-		continue
-	fi
-	r=$(python3 - "$TMP/cmp.json" "$smin" <<'PY'
+	err=""
+	for k in 1 2 3; do
+		if ! "$MB/$name" $args --trace "$TMP/t.txt" 2> "$TMP/err"; then
+			err="$name --trace: $(head -c 200 "$TMP/err")"
+			break
+		fi
+		"$LOCIPROF" coherence --trace "$TMP/t.txt" --top 100 --json "$TMP/full.json" > /dev/null
+		"$LOCIPROF" comdetect -q --sampler trace="$TMP/t.txt" -c 100 --json "$TMP/lossy.json"
+		if ! "$LOCIPROF" compare --json "$TMP/cmp$k.json" "$TMP/full.json" "$TMP/lossy.json" > /dev/null 2> "$TMP/err"; then
+			err="$name: compare: $(head -c 200 "$TMP/err")"
+			break
+		fi
+	done
+	[ -z "$err" ] || { fail "$name $args" "$err"; continue; }
+	r=$(python3 - "$smin" "$TMP/cmp1.json" "$TMP/cmp2.json" "$TMP/cmp3.json" <<'PY'
 import json, sys
-d = json.load(open(sys.argv[1])); smin = float(sys.argv[2])
+smin = float(sys.argv[1])
+runs = sorted((json.load(open(f)) for f in sys.argv[2:]), key=lambda d: d['similarity']['all'])
+d = runs[1]	# the median trace's comparison
 s, t = d['similarity']['all'], d['top_lines']
 ff = d['false_fraction']['error']
 bad = []
@@ -33,8 +43,9 @@ if s < smin: bad.append('S %.3f < %s' % (s, smin))
 if ff is not None and ff > 0.05: bad.append('false fraction error %.3f > 0.05' % ff)
 if t['coverage'] < 0.95: bad.append('coverage %.3f < 0.95' % t['coverage'])
 if t['false_positives'] > 1: bad.append('%d false positives' % t['false_positives'])
-print('%s|S %.3f, false-fraction error %s, top-10 coverage %.3f, %d false positives' % (
-    '; '.join(bad), s, 'n/a' if ff is None else '%.3f' % ff, t['coverage'], t['false_positives']))
+print('%s|median of 3 traces: S %.3f (%s), false-fraction error %s, top-10 coverage %.3f, %d false positives' % (
+    '; '.join(bad), s, ' '.join('%.3f' % r['similarity']['all'] for r in runs),
+    'n/a' if ff is None else '%.3f' % ff, t['coverage'], t['false_positives']))
 PY
 )
 	[ -z "${r%%|*}" ] && ok "$name $args: ${r#*|}" || fail "$name $args" "${r%%|*} (${r#*|})"
