@@ -109,4 +109,22 @@ static inline int trace_reuse_run(const char *text, u64 period, int nslots, stru
 	return ret;
 }
 
+/*
+ * A tracker with the default configuration (*@rup) fed @text, which is
+ * freed, as trace_reuse_run() plays it; 0 or -errno.
+ */
+static inline int trace_reuse_default(char *text, u64 period, struct reuse **rup,
+				      char *err, size_t errlen)
+{
+	struct reuse_config cfg;
+	int ret;
+
+	reuse__config_init(&cfg);
+	*rup = reuse__new(&cfg);
+	snprintf(err, errlen, "reuse__new failed");
+	ret = *rup ? trace_reuse_run(text, period, cfg.nslots, *rup, err, errlen) : -ENOMEM;
+	free(text);
+	return ret;
+}
+
 #endif

@@ -369,7 +369,6 @@ LP_TEST(test_reuse_invalidation_inside_interval, "reuse: lines invalidated only 
 	size_t cap = (size_t)J * 2 * (P + S) * 32, len = 0, k;
 	char *text = malloc(cap), err[256];
 	const struct reuse_result *r;
-	struct reuse_config cfg;
 	struct reuse *ru;
 	double sum = 0, wsum = 0;
 	int i, t, e, ret;
@@ -383,11 +382,7 @@ LP_TEST(test_reuse_invalidation_inside_interval, "reuse: lines invalidated only 
 				len += snprintf(text + len, cap - len, "%d R 0x%x 8\n", t,
 						0x200000 + 0x100000 * t + 8 * e);
 		}
-	reuse__config_init(&cfg);
-	ru = reuse__new(&cfg);
-	TEST_ASSERT(ru, "reuse__new");
-	ret = trace_reuse_run(text, 7, cfg.nslots, ru, err, sizeof(err));
-	free(text);
+	ret = trace_reuse_default(text, 7, &ru, err, sizeof(err));
 	TEST_ASSERT(ret == 0, "run: %s: %.150s", strerror(-ret), err);
 	r = reuse__result(ru);
 	TEST_ASSERT(r && r->invalidations > 0, "no invalidation seen");

@@ -191,7 +191,6 @@ LP_TEST(test_trace_facility_reuse_counted, "trace facility: reuse times come fro
 {
 	char *text = malloc(64 * 1024), err[256];
 	const struct reuse_result *r;
-	struct reuse_config cfg;
 	struct reuse *ru;
 	size_t n = 0;
 	int i, ret, k = reuse_hist__bin(49);
@@ -200,11 +199,7 @@ LP_TEST(test_trace_facility_reuse_counted, "trace facility: reuse times come fro
 	for (i = 0; i < 1000; i++)
 		n += snprintf(text + n, 64 * 1024 - n, "5 %c 0x%x 8\n", i % 4 ? 'R' : 'W',
 			      0x8000 + 8 * (i % 50));
-	reuse__config_init(&cfg);
-	ru = reuse__new(&cfg);
-	TEST_ASSERT(ru, "reuse__new");
-	ret = trace_reuse_run(text, 13, cfg.nslots, ru, err, sizeof(err));
-	free(text);
+	ret = trace_reuse_default(text, 13, &ru, err, sizeof(err));
 	TEST_ASSERT(ret == 0, "run: %s: %.150s", strerror(-ret), err);
 	r = reuse__result(ru);
 	TEST_ASSERT(r && r->reuses > 10, "reuses %llu", r ? (unsigned long long)r->reuses : 0ull);

@@ -622,6 +622,15 @@ static int copy_file(const char *from, const char *to, size_t max)
 	return 0;
 }
 
+/* A fresh directory @dir (a mkdtemp template) with a copy of the target as @dir/@name in @path. */
+static int target_copy_in(char *dir, const char *name, char *path, size_t len)
+{
+	if (!mkdtemp(dir))
+		return -errno;
+	snprintf(path, len, "%s/%s", dir, name);
+	return copy_file(SYMTARGET, path, ~(size_t)0);
+}
+
 LP_TEST(test_symbols_replaced_file, "symbols: a replaced or vanished file is noticed, old mappings keep theirs")
 {
 	char dir[] = "/tmp/lp-sym-XXXXXX", a[64], b[64], junk[64];
@@ -632,11 +641,9 @@ LP_TEST(test_symbols_replaced_file, "symbols: a replaced or vanished file is not
 	int ret;
 
 	TARGET_SETUP(t, s);
-	TEST_ASSERT(mkdtemp(dir), "mkdtemp");
-	snprintf(a, sizeof(a), "%s/a.out", dir);
+	TEST_ASSERT(target_copy_in(dir, "a.out", a, sizeof(a)) == 0, "copy a");
 	snprintf(b, sizeof(b), "%s/b.out", dir);
 	snprintf(junk, sizeof(junk), "%s/junk", dir);
-	TEST_ASSERT(copy_file(SYMTARGET, a, ~(size_t)0) == 0, "copy a");
 	TEST_ASSERT(copy_file(SYMTARGET, b, ~(size_t)0) == 0, "copy b");
 
 	ca = (struct copy_arg){ s, 700, a, 0 };
@@ -691,9 +698,7 @@ LP_TEST(test_symbols_stripped_program_is_the_alloc_site, "symbols: a heap block 
 	int ret;
 
 	TARGET_SETUP(t, s);
-	TEST_ASSERT(mkdtemp(dir), "mkdtemp");
-	snprintf(path, sizeof(path), "%s/prog", dir);
-	TEST_ASSERT(copy_file(SYMTARGET, path, ~(size_t)0) == 0, "copy");
+	TEST_ASSERT(target_copy_in(dir, "prog", path, sizeof(path)) == 0, "copy");
 	snprintf(cmd, sizeof(cmd), "strip %s 2>/dev/null", path);
 	if (system(cmd)) {
 		target__stop(&t);
