@@ -34,9 +34,9 @@
  * beside it.
  *
  *   test/bench/reuse-engine [-n N] [-m M] [-r RUNS] [-R RATE[,RATE..]] [-P RATE] [-H K]
- *			     [-t RIBENCH_TRACE] [-1 1] [-A 0] [-S 0]
+ *			     [-t RIBENCH_TRACE] [-1 1] [-A 0] [-S 0] [-E 0]
  *	-1 1: also time one reuse_exact__access() call per access
- *	-A 0: speed only; -S 0: accuracy only
+ *	-A 0: speed only; -S 0: accuracy only; -E 0: no exact engine speeds
  */
 #include <errno.h>
 #include <math.h>
@@ -570,7 +570,7 @@ int main(int argc, char **argv)
 	static const char *const grans[] = { "address", "line" };
 	const char *ribench = NULL;
 	struct reuse_exact_acc *v, *w;
-	int k, mode, gran, runs = 3, single = 0, acc = 1, speed = 1;
+	int k, mode, gran, runs = 3, single = 0, acc = 1, speed = 1, exact = 1;
 	double rates[MAX_RATES] = { 0.01, 0.03, 0.05 }, rec = 0.03;
 	int nrates = 3, r, rec_i;
 	char *p;
@@ -597,6 +597,8 @@ int main(int argc, char **argv)
 			speed = atoi(argv[k + 1]);
 		else if (!strcmp(argv[k], "-A"))
 			acc = atoi(argv[k + 1]);
+		else if (!strcmp(argv[k], "-E"))
+			exact = atoi(argv[k + 1]);
 		else if (!strcmp(argv[k], "-t"))
 			ribench = argv[k + 1];
 		else if (!strcmp(argv[k], "-m"))
@@ -620,7 +622,7 @@ int main(int argc, char **argv)
 		if (k && lines[1] == lines[0])
 			break;
 		gen_random(v, n, lines[k], &seed);
-		for (mode = 0; mode < 2; mode++)
+		for (mode = 0; mode < 2 && exact; mode++)
 			for (gran = 0; gran < 2; gran++) {
 				double rb = best(runs, mode, gran, 0, 0, v, n, BATCH);
 
