@@ -13,6 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -20,6 +23,7 @@
 
 #include "cmd/analyses.h"
 #include "cmd/builtin.h"
+#include "cmd/profile.h"
 #include "cmd/reuse-report.h"
 #include "core/costs.h"
 #include "core/reuse-exact.h"
@@ -143,15 +147,36 @@ extern const struct lp_analysis_desc reuse_desc;
 #define REUSE_HOT_KEYS_DEFAULT_S	"8192"
 #define RU_COSTS_REPS 3		/* repetitions of each cost: 1-1.6 s here */
 
+/* Is @name an executable file in $PATH? */
+static int in_path(const char *name)
+{
+	const char *p = getenv("PATH") ?: "/usr/bin:/bin";
+	char buf[PATH_MAX];
+
+	while (*p) {
+		size_t n = strcspn(p, ":");
+
+		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, n ? p : ".", name);
+		if (!access(buf, X_OK))
+			return 1;
+		p += n + (p[n] == ':');
+	}
+	return 0;
+}
+
 /*
  * --exact: run "valgrind --tool=lackey --trace-mem=yes" on the program with
  * its log on a pipe; the read end as a path trace__open() takes. Returns
- * the read end or -errno.
+ * the read end or -errno (-ENOENT: no valgrind in $PATH). Valgrind dies
+ * with lociprof, whatever kills it.
  */
 static int lackey__spawn(char **argv, int argc, pid_t *pid, char *path, size_t len)
 {
+	pid_t parent = getpid();
 	int fd[2], i;
 
+	if (!in_path("valgrind"))
+		return -ENOENT;
 	if (pipe2(fd, O_CLOEXEC))
 		return -errno;
 	*pid = fork();
@@ -166,6 +191,8 @@ static int lackey__spawn(char **argv, int argc, pid_t *pid, char *path, size_t l
 		char logfd[32], **args = calloc(argc + 6, sizeof(*args));
 		int w = dup(fd[1]);	/* without O_CLOEXEC: valgrind writes to it */
 
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+			_exit(127);
 		if (!args || w < 0)
 			_exit(127);
 		snprintf(logfd, sizeof(logfd), "--log-fd=%d", w);
@@ -185,6 +212,50 @@ static int lackey__spawn(char **argv, int argc, pid_t *pid, char *path, size_t l
 	return fd[0];
 }
 
+/*
+ * --exact on Ctrl-C or SIGTERM: stop the program as a live run does (SIGTERM,
+ * SIGKILL 2 s later) and read its trace to the end; the report follows.
+ */
+static volatile pid_t exact_pid;
+static volatile sig_atomic_t exact_stopped;
+
+static void exact__on_signal(int sig)
+{
+	if (exact_stopped)
+		return;
+	exact_stopped = sig;
+	kill(exact_pid, SIGTERM);
+	alarm(2);
+}
+
+static void exact__on_alarm(int sig)
+{
+	(void)sig;
+	kill(exact_pid, SIGKILL);
+}
+
+static void exact__signals(pid_t pid, int on)
+{
+	static struct sigaction old[3];
+	static const int sigs[3] = { SIGINT, SIGTERM, SIGALRM };
+	struct sigaction sa;
+	int i;
+
+	if (!on) {
+		alarm(0);
+		for (i = 0; i < 3; i++)
+			sigaction(sigs[i], &old[i], NULL);
+		return;
+	}
+	exact_pid = pid;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_flags = SA_RESTART;	/* the trace is read on to its end */
+	for (i = 0; i < 3; i++) {
+		sa.sa_handler = sigs[i] == SIGALRM ? exact__on_alarm : exact__on_signal;
+		sigaction(sigs[i], &sa, &old[i]);
+	}
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -202,14 +273,15 @@ struct progress {
 static void progress__tick(struct progress *p, u64 n, int quiet)
 {
 	struct rusage ru;
-	double t = now_s();
+	double t = now_s(), rate = n / (t - p->t0);
 
 	if (quiet || t - p->t0 < 3 || t - p->last < (p->tty ? 1 : 10))
 		return;
 	getrusage(RUSAGE_SELF, &ru);
-	fprintf(stderr, "%slociprof reuse: %.1f M accesses, %.1f M/s, peak RSS %ld MiB%s",
-		p->tty ? "\r" : "", n / 1e6, n / 1e6 / (t - p->t0), ru.ru_maxrss / 1024,
-		p->tty ? "  " : "\n");
+	/* valgrind's pace (--exact) is thousands a second, a trace's millions */
+	fprintf(stderr, "%slociprof reuse: %.1f M accesses, %.*f %s/s, peak RSS %ld MiB%s",
+		p->tty ? "\r" : "", n / 1e6, rate < 1e6 ? 0 : 1, rate < 1e6 ? rate / 1e3 : rate / 1e6,
+		rate < 1e6 ? "k" : "M", ru.ru_maxrss / 1024, p->tty ? "  " : "\n");
 	p->last = t;
 	p->shown = 1;
 }
@@ -274,10 +346,17 @@ static int ru_trace(void *opts, const struct lp_output *out, int argc, char **ar
 			exit(129);
 		}
 		fd = lackey__spawn(argv, argc, &pid, fdpath, sizeof(fdpath));
+		if (fd == -ENOENT) {
+			lp_err("--exact runs the program under valgrind, which is not installed: "
+			       "make deps (or apt-get install valgrind), or measure a trace "
+			       "with --trace FILE");
+			return 1;
+		}
 		if (fd < 0) {
 			lp_err("--exact: cannot start valgrind: %s", strerror(-fd));
 			return 1;
 		}
+		exact__signals(pid, 1);
 		path = fdpath;
 		ret = trace__open(&t, path, err, sizeof(err));
 		close(fd);
@@ -334,10 +413,16 @@ static int ru_trace(void *opts, const struct lp_output *out, int argc, char **ar
 	lackey = trace__format(t) == TRACE_FMT_LACKEY;
 	trace__close(t);
 	if (pid > 0) {
-		waitpid(pid, &status, 0);
-		if (ret >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 127 && !n) {
-			snprintf(err, sizeof(err), "--exact: valgrind did not run (is it installed?)");
-			ret = -ENOENT;
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		exact__signals(pid, 0);
+		/* valgrind exits 127 / 126 when the program is not found / cannot run */
+		if (ret >= 0 && WIFEXITED(status) && !n &&
+		    (WEXITSTATUS(status) == 127 || WEXITSTATUS(status) == 126)) {
+			lp_err("cannot run '%s' under valgrind: %s (valgrind says why above)", argv[0],
+			       WEXITSTATUS(status) == 127 ? "not found" : "not executable");
+			reuse_exact__delete(re);
+			return WEXITSTATUS(status);
 		}
 	}
 	if (ret < 0) {
@@ -387,6 +472,9 @@ static int ru_trace(void *opts, const struct lp_output *out, int argc, char **ar
 
 		ret = analysis__output(&reuse_desc, a, &run, out);
 	}
+	/* --exact: the program's exit status, as a live run's (lociprof(1)) */
+	if (!ret && pid > 0)
+		ret = profile__status_code(status, exact_stopped, out->quiet);
 	free(topo);
 	free(thr);
 	reuse_exact__delete(re);

@@ -462,24 +462,32 @@ void profile__print_stats(const struct lp_session *s, const struct profile_opts 
 	}
 }
 
-int profile__exit_code(const struct lp_session *s, const struct profile_opts *po)
+int profile__status_code(int st, int stopped, int quiet)
 {
-	int st = session__wait_status(s);
+	int code = st < 0 ? 0 : WIFEXITED(st) ? WEXITSTATUS(st) :
+		   WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 0;
 
-	/* a run that lost threads fails, unless the program failed first */
-	if (session__stats(s)->threads_unmonitored && !po->lost_ok && !session__exit_code(s))
-		return 128;
-	if (st < 0 || !WIFSIGNALED(st) || po->quiet)
-		return session__exit_code(s);
+	if (st < 0 || !WIFSIGNALED(st) || quiet)
+		return code;
 	/* like perf record: a forked program does not outlive lociprof's Ctrl-C */
-	if (stopped_by && (WTERMSIG(st) == SIGTERM || WTERMSIG(st) == SIGKILL) && po->pid <= 0)
+	if (stopped && (WTERMSIG(st) == SIGTERM || WTERMSIG(st) == SIGKILL))
 		fprintf(stderr, "lociprof: stopped the program with %s on %s; exit %d\n",
 			WTERMSIG(st) == SIGTERM ? "SIGTERM" : "SIGKILL (SIGTERM did not end it in 2 s)",
-			stopped_by == SIGINT ? "Ctrl-C" : "SIGTERM", session__exit_code(s));
+			stopped == SIGINT ? "Ctrl-C" : "SIGTERM", code);
 	else
 		fprintf(stderr, "lociprof: the program was killed by signal %d (%s)\n",
 			WTERMSIG(st), strsignal(WTERMSIG(st)));
-	return session__exit_code(s);
+	return code;
+}
+
+int profile__exit_code(const struct lp_session *s, const struct profile_opts *po)
+{
+	/* a run that lost threads fails, unless the program failed first */
+	if (session__stats(s)->threads_unmonitored && !po->lost_ok && !session__exit_code(s))
+		return 128;
+	/* an attached process is detached, not stopped: it runs on */
+	return profile__status_code(session__wait_status(s), po->pid <= 0 ? stopped_by : 0,
+				    po->quiet);
 }
 
 void recorder__open(struct recorder *r, const char *path, struct lp_session *s,

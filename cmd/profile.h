@@ -56,6 +56,12 @@ void profile__print_stats(const struct lp_session *s, const struct profile_opts 
 
 /* The target's exit as lociprof's exit code, with a note for a signal. */
 int profile__exit_code(const struct lp_session *s, const struct profile_opts *po);
+/*
+ * The exit code for a program's wait status @st (-1: none), 128 + N if
+ * signal N killed it, saying so on stderr unless @quiet: "stopped the
+ * program" if lociprof did, on @stopped (SIGINT or SIGTERM; 0: it did not).
+ */
+int profile__status_code(int st, int stopped, int quiet);
 
 
 

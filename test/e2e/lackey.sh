@@ -87,3 +87,39 @@ PATH=/nonexistent "$LOCIPROF" reuse --exact /bin/true > /dev/null 2> "$TMP/err";
 	fail "reuse --exact without valgrind" "exit $rc: $(cat "$TMP/err")"
 "$LOCIPROF" reuse --exact > /dev/null 2> "$TMP/err"; rc=$?
 [ $rc = 129 ] && ok "reuse --exact without a program is a usage error" || fail "reuse --exact, no program" "exit $rc"
+
+# --exact hands on the program's exit as a live run does (lociprof(1), EXIT STATUS, SIGNALS)
+"$LOCIPROF" reuse --exact -- sh -c 'exit 3' > "$TMP/x.txt" 2> "$TMP/err"; rc=$?
+[ $rc = 3 ] && grep -q "lociprof reuse" "$TMP/x.txt" && ok "reuse --exact: the program's exit status (3), with its report" ||
+	fail "reuse --exact, exit 3" "exit $rc: $(head -c 300 "$TMP/err")"
+"$LOCIPROF" reuse --exact -- sh -c 'kill -SEGV $$' > "$TMP/x.txt" 2> "$TMP/err"; rc=$?
+[ $rc = 139 ] && grep -q "killed by signal 11" "$TMP/err" && grep -q "reuses" "$TMP/x.txt" &&
+	ok "reuse --exact on a program that crashes: 139, says so, reports what it read" ||
+	fail "reuse --exact, SIGSEGV" "exit $rc: $(head -c 300 "$TMP/err")"
+"$LOCIPROF" reuse --exact -- "$TMP/no-such-program" > "$TMP/x.txt" 2> "$TMP/err"; rc=$?
+[ $rc = 127 ] && grep -q "cannot run .*no-such-program.*not found" "$TMP/err" &&
+	ok "reuse --exact on a program not found: 127, says so" ||
+	fail "reuse --exact, not found" "exit $rc: $(head -c 300 "$TMP/err")"
+loop='trap "" PIPE; i=0; while [ $i -lt 100000000 ]; do i=$((i+1)); done'
+"$LOCIPROF" reuse --exact -- sh -c "$loop" > "$TMP/x.txt" 2> "$TMP/err" & lp=$!
+sleep 3
+kill -TERM $lp
+wait $lp; rc=$?
+[ $rc = 143 ] || [ $rc = 137 ] && grep -q "stopped the program with SIG.* on SIGTERM" "$TMP/err" &&
+	grep -q "reuses" "$TMP/x.txt" && ok "reuse --exact on SIGTERM: stops the program, reports what it read (exit $rc)" ||
+	fail "reuse --exact, SIGTERM" "exit $rc: $(head -c 300 "$TMP/err")"
+# valgrind does not outlive a lociprof that is killed outright, even when
+# its program ignores the SIGPIPE of the log's closed pipe (xz handles it, and
+# ran on under valgrind for minutes after its lociprof was gone)
+"$LOCIPROF" reuse --exact -- sh -c "$loop" > /dev/null 2>&1 & lp=$!
+sleep 2
+vg=$(pgrep -P $lp | head -1)
+kill -KILL $lp
+wait $lp 2> /dev/null
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	[ -n "$vg" ] && grep -q '^[^ ]* ([^)]*) [^Z]' "/proc/$vg/stat" 2> /dev/null || break
+	sleep 0.2
+done
+[ -n "$vg" ] && ! grep -q '^[^ ]* ([^)]*) [^Z]' "/proc/$vg/stat" 2> /dev/null &&
+	ok "reuse --exact killed with SIGKILL: valgrind (pid $vg) ends with it" ||
+	{ fail "reuse --exact, SIGKILL" "valgrind pid '${vg:-none found}' still runs"; kill -KILL $vg 2> /dev/null; }
