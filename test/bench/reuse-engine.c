@@ -5,7 +5,11 @@
  * Speed: N uniformly random accesses over M distinct lines, one thread,
  * the exact engine in each mode and granularity and SHARDS at each rate;
  * accesses per second of CPU time measured in this run, the best of -r
- * runs (other processes only ever slow one down).
+ * runs (other processes only ever slow one down). Before each run, a
+ * reference loop over the same accesses (ref_run()): each speed is also
+ * printed over the reference's best, and the reference's range over the
+ * whole run says how far the host's speed moved meanwhile (on a shared VM
+ * it moves 1.5-2x within minutes, which no absolute goal survives).
  *
  * Accuracy: the SHARDS miss-ratio curve (rates 0.01, 0.03 and 0.05, or -R)
  * against the exact one on five
@@ -114,13 +118,47 @@ static double run(enum reuse_exact_mode mode, enum reuse_gran gran, double rate,
 	return i >= n ? n / (t1 - t0) : -1;
 }
 
+/*
+ * The host's speed at the moment: the least any engine does per access
+ * (read it, hash its line, keep a maximum in a 64 KiB table, as SHARDS's
+ * HyperLogLog does), over the same accesses, run before each engine run.
+ * Its best and worst over the whole run say how much the host moved, and
+ * an engine's best over the reference's best beside it is the figure that
+ * carries from one run (or machine) to the next.
+ */
+static double ref_best, ref_min, ref_max;
+
+static double ref_run(const struct reuse_exact_acc *v, u64 n)
+{
+	static u8 tab[1 << 16];
+	double t0 = cpu_s(), t;
+	u64 i;
+
+	for (i = 0; i < n; i++) {
+		u64 h = lp_hash64(v[i].addr >> 6);
+		u8 *r = &tab[h & 0xffff], x = (h >> 16) & 0xff;
+
+		*r = x > *r ? x : *r;
+	}
+	/* the table is read, so the loop is not optimized away */
+	__asm__ volatile("" : : "r"(tab) : "memory");
+	t = n / (cpu_s() - t0);
+	ref_best = fmax(ref_best, t);
+	ref_min = ref_min && ref_min < t ? ref_min : t;
+	ref_max = fmax(ref_max, t);
+	return t;
+}
+
+/* The best of @runs engine runs, each after a reference run; ref_best: theirs. */
 static double best(int runs, enum reuse_exact_mode mode, enum reuse_gran gran,
 		   double rate, u32 hot, const struct reuse_exact_acc *v, u64 n, int batch)
 {
 	double b = 0, x;
 	int i;
 
+	ref_best = 0;
 	for (i = 0; i < runs; i++) {
+		ref_run(v, n);
 		x = run(mode, gran, rate, hot, v, n, batch, NULL);
 		b = x > b ? x : b;
 	}
@@ -531,6 +569,10 @@ static void verdict(const double *rates, int r, int speed_run, int acc_run)
 			       "%.1f M/s (goal >= %.0f M/s): %s\n", (unsigned long long)exact_lines[k],
 			       exact_min[k] / 1e6, goal / 1e6, exact_min[k] >= goal ? "PASS" : "FAIL");
 	}
+	if (ref_max)
+		printf("# reference loop (read, hash, one 64 KiB table): %.1f to %.1f M/s over this "
+		       "run's speed runs: the host's speed moved by %.2fx\n", ref_min / 1e6,
+		       ref_max / 1e6, ref_max / ref_min);
 	printf("# recommended: SHARDS+hot at rate %g, %u hot keys at most "
 	       "(reuse --sample-rate %g --hot-keys %u)\n", rates[r], hot_keys, rates[r], hot_keys);
 	if (!hot_keys) {
@@ -616,7 +658,9 @@ int main(int argc, char **argv)
 	w = calloc(n, sizeof(*w));
 	if (!v || !w)
 		return 1;
-	printf("# speed: accesses per CPU second, best of %d runs, N=%llu random accesses\n",
+	printf("# speed: accesses per CPU second, best of %d runs, N=%llu random accesses;\n"
+	       "# ref: that best over the best of a reference loop run before each (the least\n"
+	       "# work an access can cost: read it, hash its line, one 64 KiB table)\n",
 	       runs, (unsigned long long)n);
 	for (k = 0; k < 2 && speed; k++) {
 		if (k && lines[1] == lines[0])
@@ -630,8 +674,8 @@ int main(int argc, char **argv)
 					exact_min[k] = rb;
 				exact_lines[k] = lines[k];
 
-				printf("exact   %-7s %-7s M=%-8llu %7.2f M accesses/s", modes[mode],
-				       grans[gran], (unsigned long long)lines[k], rb / 1e6);
+				printf("exact   %-7s %-7s M=%-8llu %7.2f M accesses/s (%.3f ref)", modes[mode],
+				       grans[gran], (unsigned long long)lines[k], rb / 1e6, rb / ref_best);
 				if (single)
 					printf(" (one call per access: %.2f M/s)",
 					       best(runs, mode, gran, 0, 0, v, n, 1) / 1e6);
@@ -641,22 +685,26 @@ int main(int argc, char **argv)
 		for (mode = 0; mode < 2; mode++)
 			for (i = 0; i < (u64)nrates; i++) {
 				/* alternating, so a change of load hits both alike */
-				double b0 = 0, b1 = 0;
+				double b0 = 0, b1 = 0, rb = 0;
 				int r;
 
 				for (r = 0; r < runs; r++) {
 					b0 = fmax(b0, best(1, mode, REUSE_GRAN_LINE, rates[i], 0, v, n,
 							   BATCH));
+					rb = fmax(rb, ref_best);
 					if (hot_keys)
 						b1 = fmax(b1, best(1, mode, REUSE_GRAN_LINE, rates[i],
 								   hot_keys, v, n, BATCH));
+					rb = fmax(rb, ref_best);
 				}
-				printf("SHARDS  %-7s line    M=%-8llu %7.2f M accesses/s (rate %g)\n",
-				       modes[mode], (unsigned long long)lines[k], b0 / 1e6, rates[i]);
+				printf("SHARDS  %-7s line    M=%-8llu %7.2f M accesses/s (%.3f ref, rate %g)\n",
+				       modes[mode], (unsigned long long)lines[k], b0 / 1e6, b0 / rb,
+				       rates[i]);
 				if (hot_keys)
-					printf("SHARDS+hot %-7s line M=%-8llu %7.2f M accesses/s (rate %g, "
-					       "%u hot keys at most)\n", modes[mode],
-					       (unsigned long long)lines[k], b1 / 1e6, rates[i], hot_keys);
+					printf("SHARDS+hot %-7s line M=%-8llu %7.2f M accesses/s (%.3f ref, "
+					       "rate %g, %u hot keys at most)\n", modes[mode],
+					       (unsigned long long)lines[k], b1 / 1e6, b1 / rb, rates[i],
+					       hot_keys);
 				if (lines[k] == GOAL_LINES)
 					hot_speed[i][mode] = b1;
 				fflush(stdout);
