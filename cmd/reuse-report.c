@@ -402,7 +402,8 @@ void reuse_report__print(const void *view, FILE *f)
 				r->caches[i].ways, 100 * hit[i]);
 	}
 	if (!r->ncaches)
-		fprintf(f, "  (none: give --cache L1=48K:12,...)\n");
+		fprintf(f, "  (none: sysfs gave no cache geometry, as on some VMs; give it: "
+			   "--cache L1=48K:12,L2=1M:16,...)\n");
 	if (unres) {
 		unresolved_desc(r, desc, sizeof(desc));
 		fprintf(f, "  (not resolved: %s)\n", desc);

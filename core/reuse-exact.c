@@ -1750,7 +1750,6 @@ hot__scan(const struct reuse_exact_acc *v, size_t n, u8 *hll, const u64 *filt, u
 
 	for (i = 0; i < n; i++) {
 		u64 h = lp_hash64(key_of(v[i].addr, f) ^ salt), c = HOT_CLASS(h);
-
 		u8 *r = &hll[h & ((1 << HLL_BITS) - 1)];
 		u8 rank = __builtin_ctzll((h >> HLL_BITS) | (1ULL << 24)) + 1;
 
