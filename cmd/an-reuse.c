@@ -153,15 +153,17 @@ static int in_path(const char *name)
 	const char *p = getenv("PATH") ?: "/usr/bin:/bin";
 	char buf[PATH_MAX];
 
-	while (*p) {
+	for (;;) {
 		size_t n = strcspn(p, ":");
 
-		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, n ? p : ".", name);
+		/* an empty entry is the current directory, as for execvp() */
+		snprintf(buf, sizeof(buf), "%.*s/%s", n ? (int)n : 1, n ? p : ".", name);
 		if (!access(buf, X_OK))
 			return 1;
-		p += n + (p[n] == ':');
+		if (!p[n])
+			return 0;
+		p += n + 1;
 	}
-	return 0;
 }
 
 /*
