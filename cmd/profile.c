@@ -296,6 +296,7 @@ struct lp_session *profile__start(const struct profile_opts *po, int argc,
 	so.sync = po->sync >= 0 ? po->sync : default_sync;
 	so.follow_fork = po->follow_fork;
 	so.nslots = po->nslots;
+	so.no_watchpoints = po->no_watchpoints;
 	so.ring_pages = po->ring_pages;
 	so.prev_insn = po->prev_insn;
 	so.objects = po->objects;

@@ -20,6 +20,7 @@ struct profile_opts {
 	int prev_insn;
 	int ring_pages;
 	int nslots;
+	int no_watchpoints;	/* they never fire here: arm none */
 	int objects;		/* --objects: track heap allocations */
 	u64 objects_max;	/* --objects-max */
 	int objects_budget;	/* --objects-budget */

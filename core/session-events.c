@@ -108,6 +108,8 @@ static int execute_action(struct lp_session *s, struct lp_action *a)
 		return -ESRCH;
 	if (a->slot >= s->opts.nslots)
 		return -EINVAL;
+	if (s->opts.no_watchpoints)	/* nothing would ever trap: arm nothing */
+		return a->op == LP_ACT_ARM || a->op == LP_ACT_DISARM ? 0 : -EINVAL;
 	w = &t->slots[a->slot];
 	switch (a->op) {
 	case LP_ACT_ARM:

@@ -26,6 +26,12 @@ struct lp_session_opts {
 	int sync;		/* hold a sampled thread until its actions ran */
 	int follow_fork;	/* trace forked children too */
 	int nslots;		/* watchpoint slots per thread (<= debug registers) */
+	/*
+	 * Watchpoints never fire on this machine (probe__debug_registers()):
+	 * arm and disarm actions are acknowledged and not carried out, so no
+	 * breakpoint is opened and no thread is interrupted to move one.
+	 */
+	int no_watchpoints;
 	int ring_pages;		/* data pages per thread ring (power of 2) */
 	int prev_insn;		/* enum lp_prev_insn */
 	int objects;		/* track heap allocations (allocator uprobes) */

@@ -103,3 +103,16 @@ print(a['matrix'] == b['matrix'] and a['totals'] == b['totals'] and a['lines'] =
 "$LOCIPROF" comdetect -q --json /nonexistent/dir/x.json "$MB/false-sharing" --threads 2 --iters 1000 > /dev/null 2> "$TMP/err"; rc=$?
 [ $rc = 128 ] && grep -q "cannot write '/nonexistent/dir/x.json'" "$TMP/err" && ok "unwritable --json: exit 128 with the path" ||
 	fail "unwritable --json" "exit $rc: $(cat "$TMP/err")"
+
+# --- where watchpoints never fire, comdetect arms none (each move would
+# interrupt a running thread's CPU for nothing); where they fire, it arms
+"$LOCIPROF" comdetect -v "$MB/false-sharing" > /dev/null 2> "$TMP/err"; rc=$?
+arms=$(sed -n 's/.*\[ arms \([0-9]*\) (moves \([0-9]*\)).*/\1 \2/p' "$TMP/err")
+if wp_fires; then
+	[ $rc = 0 ] && [ "${arms%% *}" -gt 0 ] 2> /dev/null && ok "watchpoints fire here: comdetect armed ($arms arms, moves)" ||
+		fail "comdetect arms where watchpoints fire" "exit $rc, arms '${arms:-none printed}'"
+else
+	[ $rc = 0 ] && [ "$arms" = "0 0" ] &&
+		ok "watchpoints never fire here: comdetect armed none ($(grep -o 'lost [0-9]* records' "$TMP/err" || echo 'no records lost'))" ||
+		fail "comdetect arms where watchpoints never fire" "exit $rc, arms/moves '${arms:-none printed}': $(grep lost "$TMP/err")"
+fi
