@@ -59,7 +59,7 @@ n=$(wc -l < "$TMP/mtls.txt"); bad=$(grep -c '=> 0xffff' "$TMP/mtls.txt")
 # ... and, once its thread pointer is known (LP_EV_THREAD_TLS at that stop),
 # they name the first thread's own tls_buf
 tid0=$(awk '/thread-start index 0/{split($1, a, "/"); print a[2]; exit}' <("$LOCIPROF" script -i "$TMP/tls.data" 2> /dev/null))
-named=$(grep -cE "=> 0x[0-9a-f]+ tls_buf of T0 \(tid $tid0\)\+0x[0-9a-f]+" "$TMP/mtls.txt")
+named=$(grep -cE "=> 0x[0-9a-f]+ tls_buf of T0 \(tid $tid0\)\+(0|0x[0-9a-f]+)" "$TMP/mtls.txt")
 [ -n "$tid0" ] && [ "$n" -ge 10 ] && [ "$named" = "$n" ] &&
 	ok "TLS of the first thread: all $n samples of main_sweep name 'tls_buf of T0 (tid $tid0)'" ||
 	fail "TLS of the first thread named" "$named of $n: $(grep -o '=> .*' "$TMP/mtls.txt" | head -2)"
