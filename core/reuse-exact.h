@@ -139,6 +139,14 @@ struct reuse_exact_res {
 int reuse_exact__access(struct reuse_exact *re, u32 tid, u64 addr,
 			int is_store, struct reuse_exact_res *res);
 
+/*
+ * The instruction sets the batch path may use, at most: 0 nothing beyond
+ * x86-64, 1 popcnt, 2 AVX2, 3 AVX-512; -1: all the CPU has (the default).
+ * The level in use is returned. Every level gives the same results (the
+ * unit tests compare them); this is for those tests and the bench.
+ */
+int reuse_exact__isa(int max);
+
 /* One access of a batch. */
 struct reuse_exact_acc {
 	u64 addr;

@@ -38,9 +38,11 @@
  * beside it.
  *
  *   test/bench/reuse-engine [-n N] [-m M] [-r RUNS] [-R RATE[,RATE..]] [-P RATE] [-H K]
- *			     [-t RIBENCH_TRACE] [-1 1] [-A 0] [-S 0] [-E 0]
+ *			     [-t RIBENCH_TRACE] [-1 1] [-A 0] [-S 0] [-E 0] [-I LEVEL]
  *	-1 1: also time one reuse_exact__access() call per access
  *	-A 0: speed only; -S 0: accuracy only; -E 0: no exact engine speeds
+ *	-I LEVEL: instruction sets at most (reuse_exact__isa(): 0 none, 1 popcnt,
+ *		  2 AVX2, 3 AVX-512), to compare the paths
  */
 #include <errno.h>
 #include <math.h>
@@ -641,6 +643,8 @@ int main(int argc, char **argv)
 			acc = atoi(argv[k + 1]);
 		else if (!strcmp(argv[k], "-E"))
 			exact = atoi(argv[k + 1]);
+		else if (!strcmp(argv[k], "-I"))
+			reuse_exact__isa(atoi(argv[k + 1]));
 		else if (!strcmp(argv[k], "-t"))
 			ribench = argv[k + 1];
 		else if (!strcmp(argv[k], "-m"))

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "core/hash.h"
@@ -416,5 +417,87 @@ LP_TEST(test_reuse_exact_shards_hot_keys_batch_same, "reuse-exact: SHARDS with h
 	free(line);
 	free(v);
 	free(sum);
+	return TEST_OK;
+}
+
+/*
+ * The batch path is compiled for several instruction sets (AVX-512 scans
+ * SHARDS's accesses eight at a time, AVX2 updates the marker tree, popcnt
+ * counts markers): every level the CPU has must give the same result,
+ * counters and histograms bit for bit, exact and SHARDS with hot keys,
+ * per thread and shared, lines and addresses.
+ */
+LP_TEST(test_reuse_exact_isa_levels_same, "reuse-exact: every instruction-set level of the batch path gives the same result, bit for bit")
+{
+	enum { TAIL = 50000 };
+	static u64 tail[TAIL];
+	static const struct reuse_exact_opts cfg[] = {
+		{ .mode = REUSE_EXACT_PER_THREAD, .gran = REUSE_GRAN_LINE, .sample_rate = 0.02,
+		  .salt = 99, .hot_keys = 64 },
+		{ .mode = REUSE_EXACT_SHARED, .gran = REUSE_GRAN_ADDR, .sample_rate = 0.05,
+		  .salt = 7, .hot_keys = 1024 },
+		{ .mode = REUSE_EXACT_PER_THREAD, .gran = REUSE_GRAN_LINE },
+		{ .mode = REUSE_EXACT_SHARED, .gran = REUSE_GRAN_ADDR },
+	};
+	const size_t off = offsetof(struct reuse_exact_thread, seen);
+	u64 *line = malloc(HOT_N * sizeof(*line)), seed = 5;
+	struct reuse_exact_acc *v = malloc(HOT_N * sizeof(*v));
+	struct reuse_exact_thread *sum = calloc(4 * 2, sizeof(*sum));
+	int i, c, lvl, top, nt, ok = 1;
+
+	TEST_ASSERT(line && v && sum, "alloc");
+	for (i = 0; i < TAIL; i++)
+		tail[i] = 5000000 + 3 * i;
+	hot_trace(line, tail, TAIL, &seed);
+	for (i = 0; i < HOT_N; i++)
+		v[i] = (struct reuse_exact_acc){ .addr = 64 * line[i] + 8 * (i % 3),
+						 .tid = 1 + (i / 4999) % 2, .is_store = i % 5 == 0 };
+	top = reuse_exact__isa(-1);
+	TEST_LOG("this CPU's level: %d (0 none, 1 popcnt, 2 AVX2, 3 AVX-512)", top);
+	for (c = 0; c < (int)(sizeof(cfg) / sizeof(cfg[0])); c++) {
+		for (lvl = top; lvl >= 0; lvl--) {
+			struct reuse_exact_thread *s = &sum[(lvl == top ? 0 : 1) * 4];
+			struct reuse_exact *re;
+			u64 k, e, m;
+
+			TEST_ASSERT(reuse_exact__isa(lvl) == lvl, "level %d", lvl);
+			TEST_ASSERT(!reuse_exact__new(&cfg[c], &re), "new");
+			/*
+			 * Each batch ends 1 to 7 accesses after a change of
+			 * thread, so some changes fall in the part of a chunk
+			 * AVX-512 scans one access at a time.
+			 */
+			for (k = 0, m = 1; k < HOT_N; k = e, m++) {
+				e = m * 4999 + 1 + m % 7;
+				e = e < HOT_N ? e : HOT_N;
+				TEST_ASSERT(!reuse_exact__access_batch(re, v + k, e - k), "batch");
+			}
+			reuse_exact__finish(re);
+			memset(s, 0, 4 * sizeof(*s));
+			nt = reuse_exact__nr_threads(re);
+			for (i = 0; i < nt && i < 4; i++)
+				s[i] = *reuse_exact__thread(re, i);
+			reuse_exact__delete(re);
+			if (lvl == top)
+				continue;
+			for (i = 0; i < 4; i++) {
+				if (!memcmp((char *)&sum[i] + off, (char *)&s[i] + off,
+					    sizeof(*s) - off))
+					continue;
+				TEST_LOG("config %d, thread %d: level %d differs from level %d "
+					 "(seen %llu / %llu, reuses %llu / %llu)", c, i, lvl, top,
+					 (unsigned long long)sum[i].seen, (unsigned long long)s[i].seen,
+					 (unsigned long long)sum[i].reuses,
+					 (unsigned long long)s[i].reuses);
+				ok = 0;
+			}
+		}
+	}
+	reuse_exact__isa(-1);
+	free(line);
+	free(v);
+	free(sum);
+	TEST_ASSERT(top >= 1, "this test compares levels: the CPU has none above plain x86-64");
+	TEST_ASSERT(ok, "a level's result differs");
 	return TEST_OK;
 }
