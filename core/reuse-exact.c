@@ -1795,8 +1795,8 @@ hot__scan_avx512(const struct reuse_exact_acc *v, size_t n, u8 *hll, const u64 *
 	const __m512i low6 = _mm512_set1_epi64(63);
 	const __m256i lane = _mm256_set_epi32(7, 6, 5, 4, 3, 2, 1, 0);
 	__m512i vtid = _mm512_set1_epi64(v[0].tid), other = _mm512_setzero_si512();
-	u64 tid0 = v[0].tid, oth = 0;
 	size_t i, k = 0;
+	int tail_mixed;
 
 	for (i = 0; i + 8 <= n; i += 8) {
 		__m512i a = _mm512_loadu_si512((const void *)&v[i]);
@@ -1841,20 +1841,17 @@ hot__scan_avx512(const struct reuse_exact_acc *v, size_t n, u8 *hll, const u64 *
 		other = _mm512_or_si512(other, _mm512_xor_si512(
 			_mm512_and_si512(t, _mm512_set1_epi64(0xffffffff)), vtid));
 	}
-	oth = _mm512_reduce_or_epi64(other);
-	for (; i < n; i++) {
-		u64 h = lp_hash64((line ? v[i].addr >> 6 : v[i].addr) ^ salt), c = HOT_CLASS(h);
-		u8 *r = &hll[h & ((1 << HLL_BITS) - 1)];
-		u8 rank = __builtin_ctzll((h >> HLL_BITS) | (1ULL << 24)) + 1;
+	*mixed = _mm512_reduce_or_epi64(other) != 0;
+	if (i < n) {
+		/* the last n % 8 one at a time */
+		size_t j, t = hot__scan(v + i, n - i, hll, filt, salt, idx + k, hs + i, &tail_mixed,
+					line ? F_LINE : 0);
 
-		hs[i] = h;
-		if (rank > *r)
-			*r = rank;
-		idx[k] = i;
-		k += filt[c / 64] >> (c % 64) & 1;
-		oth |= v[i].tid ^ tid0;
+		for (j = 0; j < t; j++)
+			idx[k + j] += i;
+		k += t;
+		*mixed |= tail_mixed || v[i].tid != v[0].tid;
 	}
-	*mixed = oth != 0;
 	return k;
 }
 #endif
