@@ -39,9 +39,10 @@
  * beside it.
  *
  *   test/bench/reuse-engine [-n N] [-m M] [-r RUNS] [-R RATE[,RATE..]] [-P RATE] [-H K]
- *			     [-t RIBENCH_TRACE] [-1 1] [-A 0] [-S 0] [-E 0] [-I LEVEL]
+ *			     [-t RIBENCH_TRACE] [-1 1] [-A 0] [-S 0] [-E 0] [-I LEVEL] [-V 1]
  *	-1 1: also time one reuse_exact__access() call per access
  *	-A 0: speed only; -S 0: accuracy only; -E 0: no exact engine speeds
+ *	-V 1: every speed run (and its reference run) on stderr
  *	-I LEVEL: instruction sets at most (reuse_exact__isa(): 0 none, 1 popcnt,
  *		  2 AVX2, 3 AVX-512), to compare the paths
  */
@@ -666,6 +667,8 @@ static void verdict(const double *rates, int r, int speed_run, int acc_run)
 static const char *const modes[] = { "private", "shared" };
 /* free_page_reporting(): wait out the report after each exact engine run */
 static int settle;
+/* -V 1: every speed run on stderr */
+static int verbose;
 static const char *const grans[] = { "address", "line" };
 
 /* One configuration of the speed runs: its best and its references' best. */
@@ -689,6 +692,7 @@ static void speed_runs(const struct reuse_exact_acc *v, u64 n, int k, u64 lines,
 {
 	struct speed_cfg c[4 + 2 * 2 * MAX_RATES];
 	int nc = 0, mode, gran, i, r;
+	double x;
 
 	for (mode = 0; mode < 2 && exact; mode++)
 		for (gran = 0; gran < 2; gran++)
@@ -712,8 +716,13 @@ static void speed_runs(const struct reuse_exact_acc *v, u64 n, int k, u64 lines,
 				usleep(2100000);
 				touch(v, n);
 			}
-			c[i].best = fmax(c[i].best, best(1, c[i].mode, c[i].gran, c[i].rate, c[i].hot,
-							 v, n, BATCH));
+			x = best(1, c[i].mode, c[i].gran, c[i].rate, c[i].hot, v, n, BATCH);
+			if (verbose)
+				fprintf(stderr, "round %d %s %s %s rate %g hot %u: %.2f M/s, "
+					"reference %.1f M/s\n", r, c[i].rate ? "SHARDS" : "exact",
+					modes[c[i].mode], grans[c[i].gran], c[i].rate, c[i].hot,
+					x / 1e6, ref_best / 1e6);
+			c[i].best = fmax(c[i].best, x);
 			c[i].ref = fmax(c[i].ref, ref_best);
 		}
 	for (i = 0; i < nc; i++) {
@@ -781,6 +790,8 @@ int main(int argc, char **argv)
 			acc = atoi(argv[k + 1]);
 		else if (!strcmp(argv[k], "-E"))
 			exact = atoi(argv[k + 1]);
+		else if (!strcmp(argv[k], "-V"))
+			verbose = atoi(argv[k + 1]);
 		else if (!strcmp(argv[k], "-I"))
 			reuse_exact__isa(atoi(argv[k + 1]));
 		else if (!strcmp(argv[k], "-t"))
