@@ -27,8 +27,10 @@
 #include "cmd/reuse-report.h"
 #include "core/costs.h"
 #include "core/reuse-exact.h"
+#include "core/reuse-exact-pairs.h"
 #include "core/reuse-predict.h"
 #include "core/reuse.h"
+#include "core/symbols.h"
 #include "core/trace.h"
 
 struct an_reuse {
@@ -303,6 +305,11 @@ static int ru_trace(void *opts, const struct lp_output *out, int argc, char **ar
 	struct trace *t;
 	static struct reuse_exact_acc batch[TRACE_BATCH];
 	struct progress prog = { .t0 = now_s(), .tty = isatty(2) };
+	struct reuse_xpairs *xp = NULL;
+	struct lp_symbols *syms = NULL;
+	struct reuse_pair *pairs;
+	u32 npairs = 0;
+	double maps_at = 0;
 	const char *path = a->trace;
 	char err[512], fdpath[64];
 	double size_sum = 0;
@@ -380,12 +387,40 @@ static int ru_trace(void *opts, const struct lp_output *out, int argc, char **ar
 		ret = reuse_predict__new(a->cfg.gran, PREDICT_MAX_STREAM, &rp);
 	if (ret)
 		lp_die("cannot set up the exact engine: %s", strerror(-ret));
-	/* batches, so the engine can prefetch ahead */
+	/* batches, so the engine can prefetch ahead; one at a time to name code */
 	for (;;) {
 		ret = trace__next(t, &ac, err, sizeof(err));
-		if (ret > 0) {
+		if (ret > 0 && !n && ac.ip && !(a->sample_rate > 0 && a->sample_rate < 1)) {
+			/* instruction addresses (lackey): use -> reuse pairs, exact mode only */
+			xp = reuse_xpairs__new();
+			if (!xp)
+				lp_die("out of memory");
+			if (pid > 0)
+				syms = symbols__new();
+		}
+		if (ret > 0 && xp) {
+			struct reuse_exact_res er;
+			int e = reuse_exact__access(re, ac.tid, ac.addr, ac.op == TRACE_WRITE, &er);
+
+			if (!e)
+				e = reuse_xpairs__access(xp, a->cfg.gran == REUSE_GRAN_LINE ?
+							 ac.addr >> 6 : ac.addr, ac.addr, ac.ip, &er);
+			if (e) {
+				snprintf(err, sizeof(err), "%s: %s", path, strerror(-e));
+				ret = e;
+			}
+			/* the program's mappings, while it runs: libraries come and go */
+			if (syms && !(n % 4096) && now_s() - maps_at > 0.5) {
+				symbols__read_proc_maps(pid, symbols__add_mmap_cb, syms);
+				maps_at = now_s();
+			}
+			if (!(n % TRACE_BATCH))
+				progress__tick(&prog, n, out->quiet);
+		} else if (ret > 0) {
 			batch[nb++] = (struct reuse_exact_acc){ .addr = ac.addr, .tid = ac.tid,
 								.is_store = ac.op == TRACE_WRITE };
+		}
+		if (ret > 0) {
 			size_sum += ac.size ? ac.size : 8;
 			n++;
 			if (rp) {
@@ -423,12 +458,16 @@ static int ru_trace(void *opts, const struct lp_output *out, int argc, char **ar
 		    (WEXITSTATUS(status) == 127 || WEXITSTATUS(status) == 126)) {
 			lp_err("cannot run '%s' under valgrind: %s (valgrind says why above)", argv[0],
 			       WEXITSTATUS(status) == 127 ? "not found" : "not executable");
+			reuse_xpairs__delete(xp);
+			symbols__delete(syms);
 			reuse_exact__delete(re);
 			return WEXITSTATUS(status);
 		}
 	}
 	if (ret < 0) {
 		lp_err("%s", err);
+		reuse_xpairs__delete(xp);
+		symbols__delete(syms);
 		reuse_exact__delete(re);
 		return 1;
 	}
@@ -437,6 +476,11 @@ static int ru_trace(void *opts, const struct lp_output *out, int argc, char **ar
 	if (exact_result(re, a, &res, &thr))
 		lp_die("out of memory");
 	res.mean_access_size = n ? size_sum / (double)n : 0;
+	if (xp) {
+		reuse_xpairs__sorted(xp, &pairs, &npairs);
+		res.pairs = pairs;
+		res.npairs = npairs > INT32_MAX ? INT32_MAX : (int)npairs;
+	}
 	memset(&a->r, 0, sizeof(a->r));
 	a->r.res = &res;
 	a->r.exact = 1;
@@ -468,9 +512,11 @@ static int ru_trace(void *opts, const struct lp_output *out, int argc, char **ar
 		a->r.predict = &pr;
 	}
 	{
+		/* --exact: the program's code named from its mappings under valgrind */
 		struct lp_run run = { .sampler = "exact", .period_unit = "",
 				      .command = a->lackey_run ? argv[0] : a->trace,
-				      .samples = n, .samples_addr = n, .sync = -1 };
+				      .samples = n, .samples_addr = n, .sync = -1,
+				      .syms = syms, .pid = pid > 0 ? (u32)pid : 0 };
 
 		ret = analysis__output(&reuse_desc, a, &run, out);
 	}
@@ -479,6 +525,8 @@ static int ru_trace(void *opts, const struct lp_output *out, int argc, char **ar
 		ret = profile__status_code(status, exact_stopped, out->quiet);
 	free(topo);
 	free(thr);
+	reuse_xpairs__delete(xp);
+	symbols__delete(syms);
 	reuse_exact__delete(re);
 	if (rp) {
 		reuse_predict_report__free(&pr);

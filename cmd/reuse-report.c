@@ -235,6 +235,12 @@ static u64 reuse_site_ip(u64 ip)
 	return ip ? ip - 1 : ip;
 }
 
+/* A pair's reuse instruction: a trap's IP stepped back; a trace's as it is. */
+static u64 pair_reuse_ip(const struct reuse_report *r, const struct reuse_pair *p)
+{
+	return r->exact ? p->reuse_ip : reuse_site_ip(p->reuse_ip);
+}
+
 #define TEXT_TOP_OBJECTS 10
 
 static const char *const object_kinds[] = {
@@ -429,13 +435,19 @@ void reuse_report__print(const void *view, FILE *f)
 	}
 
 	fprintf(f, "\nTop use -> reuse pairs:\n");
-	if (!res->npairs)
+	if (!res->npairs && r->exact && r->sample_rate < 1)
+		fprintf(f, "  (none: with --sample-rate the pairs are not kept)\n");
+	else if (!res->npairs && r->exact && !r->lackey)
+		fprintf(f, "  (none: this trace names no instructions; a lackey trace or --exact does)\n");
+	else if (!res->npairs)
 		fprintf(f, "  (none)\n");
+	else if (r->exact && !r->run.syms)
+		fprintf(f, "  (code not named: a trace file holds no mappings; --exact names it)\n");
 	for (i = 0; i < res->npairs && i < r->out.top; i++) {
 		const struct reuse_pair *p = &res->pairs[i];
 
 		site(r, p->use_ip, a, sizeof(a));
-		site(r, reuse_site_ip(p->reuse_ip), b, sizeof(b));
+		site(r, pair_reuse_ip(r, p), b, sizeof(b));
 		analysis__object_label(&r->run, p->addr, o, sizeof(o));
 		fprintf(f, "  #%d %" PRIu64 " reuses, %" PRIu64 " invalidations  (%s)\n", i + 1,
 			p->reuses, p->invalidations, o);
@@ -654,7 +666,7 @@ static void json_pairs(struct json_writer *wp, const struct reuse_report *r)
 		json__obj_begin(wp, NULL);
 		snprintf(addr, sizeof(addr), "%#" PRIx64, p->use_ip);
 		json__str(wp, "use_ip", addr);
-		snprintf(addr, sizeof(addr), "%#" PRIx64, reuse_site_ip(p->reuse_ip));
+		snprintf(addr, sizeof(addr), "%#" PRIx64, pair_reuse_ip(r, p));
 		json__str(wp, "reuse_ip", addr);
 		site(r, p->use_ip, buf, sizeof(buf));
 		json__str(wp, "use", buf);
@@ -662,9 +674,9 @@ static void json_pairs(struct json_writer *wp, const struct reuse_report *r)
 			json__str(wp, "use_file", loc.file);
 			json__u64(wp, "use_line", loc.line);
 		}
-		site(r, reuse_site_ip(p->reuse_ip), buf, sizeof(buf));
+		site(r, pair_reuse_ip(r, p), buf, sizeof(buf));
 		json__str(wp, "reuse", buf);
-		if (r->run.syms && symbols__code(r->run.syms, r->run.pid, reuse_site_ip(p->reuse_ip), &loc) == 0) {
+		if (r->run.syms && symbols__code(r->run.syms, r->run.pid, pair_reuse_ip(r, p), &loc) == 0) {
 			json__str(wp, "reuse_file", loc.file);
 			json__u64(wp, "reuse_line", loc.line);
 		}

@@ -31,6 +31,7 @@ struct trace {
 	enum trace_format fmt;
 	int pending;		/* lackey M: the store after the load returned */
 	struct trace_access pend;
+	u64 ip;			/* lackey: the latest I line's address */
 };
 
 static int set_err(char *err, size_t errlen, int ret, const char *fmt, ...)
@@ -233,6 +234,8 @@ static enum trace_format detect(const char *l)
 	return TRACE_FMT_NATIVE;
 }
 
+static void lackey_ip(const char *line, u64 *ip);
+
 int trace__next(struct trace *t, struct trace_access *a, char *err,
 		size_t errlen)
 {
@@ -255,9 +258,13 @@ int trace__next(struct trace *t, struct trace_access *a, char *err,
 				continue;
 			t->fmt = detect(t->line);
 		}
-		if (t->fmt == TRACE_FMT_LACKEY)
+		if (t->fmt == TRACE_FMT_LACKEY) {
 			ret = trace__parse_lackey_line(t->line, a, msg, sizeof(msg));
-		else
+			if (ret == 0)
+				lackey_ip(t->line, &t->ip);
+			else if (ret > 0)
+				a->ip = t->ip;
+		} else
 			ret = trace__parse_line(t->line, a, msg, sizeof(msg));
 		if (ret < 0)
 			return set_err(err, errlen, ret, "%s:%llu: %s", t->path,
@@ -383,6 +390,22 @@ int trace__parse_line(const char *line, struct trace_access *a, char *err,
 		return set_err(err, errlen, -EINVAL,
 			       "unexpected '%.*s' after the time (at most 5 fields)", n, tok);
 	return 1;
+}
+
+/* An I line's address into *@ip; other lines leave it. */
+static void lackey_ip(const char *line, u64 *ip)
+{
+	const char *s = line, *tok, *comma;
+	int n;
+	u64 v;
+
+	tok = token(&s, &n);
+	if (!tok || n != 1 || tok[0] != 'I')
+		return;
+	tok = token(&s, &n);
+	comma = tok ? memchr(tok, ',', n) : NULL;
+	if (comma && !parse_num(tok, comma - tok, 16, &v))
+		*ip = v;
 }
 
 /*

@@ -14,7 +14,8 @@
  * --trace-mem=yes output is recognized by its first line that is not
  * blank or a '#' comment (" L 0402c1e8,8", "I  04011a70,3", "==123== ...")
  * and read as one thread's (tid 1) loads and stores; a modify (M) is a
- * load then a store, instruction fetches (I) are skipped.
+ * load then a store; an instruction fetch (I) is no access, its address is
+ * the ip of the accesses after it.
  *
  *   struct trace *t;
  *   struct trace_access a;
@@ -42,6 +43,7 @@ struct trace_access {
 	u32 size;		/* bytes; 0 if not given */
 	int has_time;
 	u64 time;		/* as written; lociprof uses the line order */
+	u64 ip;			/* lackey: the instruction's address (its I line); 0: not known */
 };
 
 enum trace_format {

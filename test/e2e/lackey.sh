@@ -123,3 +123,61 @@ done
 [ -n "$vg" ] && ! grep -q '^[^ ]* ([^)]*) [^Z]' "/proc/$vg/stat" 2> /dev/null &&
 	ok "reuse --exact killed with SIGKILL: valgrind (pid $vg) ends with it" ||
 	{ fail "reuse --exact, SIGKILL" "valgrind pid '${vg:-none found}' still runs"; kill -KILL $vg 2> /dev/null; }
+
+# --exact names code: use -> reuse pairs of instructions, from lackey's I
+# lines and the program's mappings under valgrind. A kernel with known
+# counts: sweep() reads then writes each a[i] 20 times (each write a reuse
+# of the line its read just touched: 20 x 4096), and copy()'s first pass
+# reads each of a's 512 lines last written by sweep().
+cat > "$TMP/k.c" <<'K'
+#define N 4096
+static double a[N], b[N];
+__attribute__((noinline)) static void sweep(void)
+{
+	for (int r = 0; r < 20; r++)
+		for (int i = 0; i < N; i++)
+			a[i] += 1.0;	/* SWEEP */
+}
+__attribute__((noinline)) static void copy(void)
+{
+	for (int r = 0; r < 10; r++)
+		for (int i = 0; i < N; i++)
+			b[i] = a[i] * 2;	/* COPY */
+}
+int main(void)
+{
+	sweep();
+	copy();
+	return (int)b[5] == 42;
+}
+K
+if ! cc -O1 -fno-tree-vectorize -g -o "$TMP/k" "$TMP/k.c" 2> "$TMP/err"; then
+	skip "reuse --exact names code" "no C compiler: $(head -c 200 "$TMP/err")"
+else
+	ls=$(grep -n 'SWEEP' "$TMP/k.c" | cut -d: -f1)
+	lc=$(grep -n 'COPY' "$TMP/k.c" | cut -d: -f1)
+	"$LOCIPROF" reuse --exact --granularity line --json "$TMP/k.json" -- "$TMP/k" > "$TMP/k.txt" 2> "$TMP/err"; rc=$?
+	r=$(python3 -c "
+import json,sys
+p=json.load(open(sys.argv[1]))['pairs']; ls=int(sys.argv[2]); lc=int(sys.argv[3])
+top=p[0]
+cross=[x for x in p if x.get('use_line') == ls and x.get('reuse_line') == lc]
+ok=(top['use'].startswith('sweep ') and top.get('use_line') == ls and top.get('reuse_line') == ls and
+    top['object'].startswith('a+') and top['reuses'] == 20 * 4096 and
+    len(cross) == 1 and cross[0]['reuses'] == 512 and cross[0]['object'].startswith('a+'))
+print('ok' if ok else 'top %s; sweep -> copy %s' % (top, cross))" "$TMP/k.json" "$ls" "$lc" 2>&1)
+	[ $rc = 0 ] && [ "$r" = ok ] && grep -q "use   sweep .*k.c:$ls" "$TMP/k.txt" &&
+		ok "reuse --exact names code: sweep k.c:$ls -> itself 81920 reuses of a, sweep -> copy k.c:$lc 512" ||
+		fail "reuse --exact, pairs" "exit $rc, $r: $(head -c 300 "$TMP/err")"
+	# a lackey file has the instructions but not the mappings: pairs, code not named
+	valgrind --tool=lackey --trace-mem=yes --log-file="$TMP/k.log" "$TMP/k" 2> /dev/null
+	"$LOCIPROF" reuse --trace "$TMP/k.log" --granularity line > "$TMP/k2.txt" 2> "$TMP/err"
+	grep -q "code not named: a trace file holds no mappings" "$TMP/k2.txt" &&
+		grep -q "^  #1 81920 reuses" "$TMP/k2.txt" &&
+		ok "reuse --trace of a lackey file: the same top pair, says code is not named without mappings" ||
+		fail "reuse --trace lackey, pairs" "$(sed -n '/Top use/,+4p' "$TMP/k2.txt")"
+	"$LOCIPROF" reuse --trace "$TMP/n.txt" > "$TMP/k3.txt" 2> "$TMP/err"
+	grep -q "none: this trace names no instructions" "$TMP/k3.txt" &&
+		ok "reuse --trace of a native trace: says it names no instructions" ||
+		fail "reuse --trace native, pairs" "$(sed -n '/Top use/,+2p' "$TMP/k3.txt")"
+fi

@@ -314,14 +314,16 @@ LP_TEST(test_trace_lackey_lines, "trace: lackey lines: L and S are accesses, M a
 	return TEST_OK;
 }
 
-LP_TEST(test_trace_lackey_file_detected, "trace: a lackey log is detected by content and M expands to load + store")
+LP_TEST(test_trace_lackey_file_detected, "trace: a lackey log is detected by content, M expands to load + store, each access has its I line's ip")
 {
 	static const char text[] = "==7== Lackey, an example Valgrind tool\n==7== \n"
 				   "I  0401ab70,3\n S 1fff000628,8\nI  0401ab73,5\n"
 				   " L 00601040,4\n M 00601044,4\n L 00601040,4\n==7== Counted 1 call\n";
-	static const struct { enum trace_op op; u64 addr; } want[] = {
-		{ TRACE_WRITE, 0x1fff000628 }, { TRACE_READ, 0x601040 },
-		{ TRACE_READ, 0x601044 }, { TRACE_WRITE, 0x601044 }, { TRACE_READ, 0x601040 },
+	/* each access carries the address of the I line before it, the M's store too */
+	static const struct { enum trace_op op; u64 addr, ip; } want[] = {
+		{ TRACE_WRITE, 0x1fff000628, 0x401ab70 }, { TRACE_READ, 0x601040, 0x401ab73 },
+		{ TRACE_READ, 0x601044, 0x401ab73 }, { TRACE_WRITE, 0x601044, 0x401ab73 },
+		{ TRACE_READ, 0x601040, 0x401ab73 },
 	};
 	char *path = write_tmp(text, strlen(text)), err[256];
 	struct trace_access a;
@@ -333,8 +335,9 @@ LP_TEST(test_trace_lackey_file_detected, "trace: a lackey log is detected by con
 	TEST_ASSERT(trace__format(t) == TRACE_FMT_UNKNOWN, "decided before reading");
 	while ((ret = trace__next(t, &a, err, sizeof(err))) > 0) {
 		TEST_ASSERT(n < 5, "more than 5 accesses");
-		TEST_ASSERT(a.op == want[n].op && a.addr == want[n].addr && a.tid == 1,
-			    "access %d: op %d addr %llx", n, a.op, (unsigned long long)a.addr);
+		TEST_ASSERT(a.op == want[n].op && a.addr == want[n].addr && a.tid == 1 &&
+			    a.ip == want[n].ip, "access %d: op %d addr %llx ip %llx", n, a.op,
+			    (unsigned long long)a.addr, (unsigned long long)a.ip);
 		n++;
 	}
 	TEST_ASSERT(ret == 0 && n == 5, "ret=%d n=%d %.60s", ret, n, err);
