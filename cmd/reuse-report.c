@@ -256,8 +256,8 @@ static struct reuse_object *objects(const struct reuse_report *r, int *n, const 
 	*n = 0;
 	*why = NULL;
 	if (r->exact) {
-		*why = r->run.syms ? "the exact engine keeps no record of each use to group by object "
-				     "(the pairs above name the objects of theirs)" :
+		*why = r->run.syms ? "the exact engine keeps no record of each use to group by object"
+				     "; the pairs above name the objects of theirs" :
 				     "a trace has no allocation events or mappings";
 		return NULL;
 	}
