@@ -309,6 +309,9 @@ static int ru_trace(void *opts, const struct lp_output *out, int argc, char **ar
 	struct lp_symbols *syms = NULL;
 	struct reuse_pair *pairs;
 	u32 npairs = 0;
+	u64 limit[REUSE_XPAIR_LIMITS];
+	int i, nlimit = 0;
+	const char *cache_source;
 	double maps_at = 0;
 	const char *path = a->trace;
 	char err[512], fdpath[64];
@@ -387,12 +390,24 @@ static int ru_trace(void *opts, const struct lp_output *out, int argc, char **ar
 		ret = reuse_predict__new(a->cfg.gran, PREDICT_MAX_STREAM, &rp);
 	if (ret)
 		lp_die("cannot set up the exact engine: %s", strerror(-ret));
+	/* the caches to model, known before the pairs count reuses beyond them */
+	if (!a->ncaches) {
+		topo = calloc(1, sizeof(*topo));
+		if (topo && topology__read(topo, NULL)) {
+			free(topo);
+			topo = NULL;
+		}
+	}
+	ru_caches(a, topo);
+	cache_source = a->r.cache_source;
+	for (i = 0; i < a->ncaches && i < REUSE_XPAIR_LIMITS && a->cfg.gran == REUSE_GRAN_LINE; i++)
+		limit[nlimit++] = a->caches[i].size / a->caches[i].line;
 	/* batches, so the engine can prefetch ahead; one at a time to name code */
 	for (;;) {
 		ret = trace__next(t, &ac, err, sizeof(err));
 		if (ret > 0 && !n && ac.ip && !(a->sample_rate > 0 && a->sample_rate < 1)) {
 			/* instruction addresses (lackey): use -> reuse pairs, exact mode only */
-			xp = reuse_xpairs__new();
+			xp = reuse_xpairs__new(limit, nlimit);
 			if (!xp)
 				lp_die("out of memory");
 			if (pid > 0)
@@ -482,6 +497,13 @@ static int ru_trace(void *opts, const struct lp_output *out, int argc, char **ar
 		res.npairs = npairs > INT32_MAX ? INT32_MAX : (int)npairs;
 	}
 	memset(&a->r, 0, sizeof(a->r));
+	a->r.caches = a->caches;
+	a->r.ncaches = a->ncaches;
+	a->r.cache_source = cache_source;
+	if (xp) {
+		a->r.pair_dist = reuse_xpairs__dist(xp);
+		a->r.pair_nlimit = nlimit;
+	}
 	a->r.res = &res;
 	a->r.exact = 1;
 	a->r.lackey = lackey;
@@ -492,14 +514,6 @@ static int ru_trace(void *opts, const struct lp_output *out, int argc, char **ar
 	a->r.hot_accesses = sum.hot;
 	if (a->cfg.gran == REUSE_GRAN_LINE)
 		a->r.mrc = &sum.mrc;
-	if (!a->ncaches) {
-		topo = calloc(1, sizeof(*topo));
-		if (topo && topology__read(topo, NULL)) {
-			free(topo);
-			topo = NULL;
-		}
-	}
-	ru_caches(a, topo);
 	if (rp) {
 		ret = reuse_predict__finish(rp);
 		if (!ret)

@@ -241,6 +241,39 @@ static u64 pair_reuse_ip(const struct reuse_report *r, const struct reuse_pair *
 	return r->exact ? p->reuse_ip : reuse_site_ip(p->reuse_ip);
 }
 
+/* The bounds of a pair's distance bin @k (the last one open above). */
+static void pair_bin(int k, char *buf, size_t len)
+{
+	if (k == 0)
+		snprintf(buf, len, "0");
+	else if (k == REUSE_XPAIR_BINS - 1)
+		snprintf(buf, len, ">= %" PRIu64, reuse_hist__bin_lo(k));
+	else if (reuse_hist__bin_lo(k) == reuse_hist__bin_max(k))
+		snprintf(buf, len, "%" PRIu64, reuse_hist__bin_lo(k));
+	else
+		snprintf(buf, len, "%" PRIu64 "-%" PRIu64, reuse_hist__bin_lo(k),
+			 reuse_hist__bin_max(k));
+}
+
+/* An exact pair's distances: the median's bin, the share beyond each cache. */
+static void pair_distance(const struct reuse_report *r, const struct reuse_xpair_dist *d,
+			  u64 reuses, FILE *f)
+{
+	int k = reuse_xpair_dist__median_bin(d), j;
+	char bin[64];
+
+	if (k < 0 || !reuses)
+		return;
+	pair_bin(k, bin, sizeof(bin));
+	fprintf(f, "     distance median %s %s%s", bin,
+		r->res->gran == REUSE_GRAN_LINE ? "line" : "address", k == 1 ? "" :
+		r->res->gran == REUSE_GRAN_LINE ? "s" : "es");
+	for (j = 0; j < r->pair_nlimit && j < r->ncaches; j++)
+		fprintf(f, "%s %s %.0f%%", j ? "," : "; beyond", r->caches[j].name,
+			100.0 * (double)d->beyond[j] / (double)reuses);
+	fputc('\n', f);
+}
+
 #define TEXT_TOP_OBJECTS 10
 
 static const char *const object_kinds[] = {
@@ -454,6 +487,8 @@ void reuse_report__print(const void *view, FILE *f)
 		fprintf(f, "  #%d %" PRIu64 " reuses, %" PRIu64 " invalidations  (%s)\n", i + 1,
 			p->reuses, p->invalidations, o);
 		fprintf(f, "     use   %s\n     reuse %s\n", a, b);
+		if (r->pair_dist)
+			pair_distance(r, &r->pair_dist[i], p->reuses, f);
 	}
 	print_objects(r, f);
 	if (!r->exact)
@@ -687,6 +722,17 @@ static void json_pairs(struct json_writer *wp, const struct reuse_report *r)
 		json__u64(wp, "thread", p->thread);
 		json__u64(wp, "reuses", p->reuses);
 		json__u64(wp, "invalidations", p->invalidations);
+		if (r->pair_dist && reuse_xpair_dist__median_bin(&r->pair_dist[i]) >= 0) {
+			int k = reuse_xpair_dist__median_bin(&r->pair_dist[i]), j;
+
+			json__u64(wp, "distance_median_lo", k ? reuse_hist__bin_lo(k) : 0);
+			if (k < REUSE_XPAIR_BINS - 1)
+				json__u64(wp, "distance_median_hi", k ? reuse_hist__bin_max(k) : 0);
+			json__obj_begin(wp, "beyond");
+			for (j = 0; j < r->pair_nlimit && j < r->ncaches; j++)
+				json__u64(wp, r->caches[j].name, r->pair_dist[i].beyond[j]);
+			json__obj_end(wp);
+		}
 		json__obj_end(wp);
 	}
 	json__arr_end(wp);

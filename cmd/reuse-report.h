@@ -7,6 +7,7 @@
 #include "cmd/analyses.h"
 #include "cmd/reuse-predict-report.h"
 #include "core/reuse.h"
+#include "core/reuse-exact-pairs.h"
 #include "core/reuse-mrc.h"
 #include "core/sdcm.h"
 #include "core/symbols.h"
@@ -32,6 +33,9 @@ struct reuse_report {
 	int ncaches;
 	const char *cache_source;	/* "sysfs", "--cache", or NULL: none */
 	const struct reuse_predict_report *predict;	/* --predict-threads, or NULL */
+	/* exact pairs: each one's distances (beside res->pairs), or NULL */
+	const struct reuse_xpair_dist *pair_dist;
+	int pair_nlimit;		/* its beyond[j]: caches[j]'s lines, j < this */
 };
 
 /* The printers of the reuse descriptor: @view is a struct reuse_report. */

@@ -9,12 +9,26 @@ struct reuse_xpairs {
 	struct lp_map last;	/* key -> ip of its latest access */
 	struct lp_map idx;	/* mix of (use ip, reuse ip) -> index + 1 in v */
 	struct reuse_pair *v;
+	struct reuse_xpair_dist *d;	/* beside v */
 	u32 n, cap;
+	u64 limit[REUSE_XPAIR_LIMITS];
+	int nlimit;
 };
 
-struct reuse_xpairs *reuse_xpairs__new(void)
+struct reuse_xpairs *reuse_xpairs__new(const u64 *limit, int nlimit)
 {
-	return calloc(1, sizeof(struct reuse_xpairs));
+	struct reuse_xpairs *xp;
+	int j;
+
+	if (nlimit < 0 || nlimit > REUSE_XPAIR_LIMITS)
+		return NULL;
+	xp = calloc(1, sizeof(*xp));
+	if (!xp)
+		return NULL;
+	for (j = 0; j < nlimit; j++)
+		xp->limit[j] = limit[j];
+	xp->nlimit = nlimit;
+	return xp;
 }
 
 void reuse_xpairs__delete(struct reuse_xpairs *xp)
@@ -24,11 +38,12 @@ void reuse_xpairs__delete(struct reuse_xpairs *xp)
 	lp_map__exit(&xp->last);
 	lp_map__exit(&xp->idx);
 	free(xp->v);
+	free(xp->d);
 	free(xp);
 }
 
 /* The pair (@use, @reuse), added with @addr when new; NULL: no memory. */
-static struct reuse_pair *pair(struct reuse_xpairs *xp, u64 use, u64 reuse, u64 addr)
+static u32 pair(struct reuse_xpairs *xp, u64 use, u64 reuse, u64 addr)
 {
 	u64 mix = lp_hash64(use) ^ lp_hash64(reuse + 0x9e3779b97f4a7c15ull), *slot;
 	struct reuse_pair *p;
@@ -36,46 +51,59 @@ static struct reuse_pair *pair(struct reuse_xpairs *xp, u64 use, u64 reuse, u64 
 	for (;;) {
 		slot = lp_map__slot(&xp->idx, mix);
 		if (!slot)
-			return NULL;
+			return 0;
 		if (!*slot)
 			break;
 		p = &xp->v[*slot - 1];
 		if (p->use_ip == use && p->reuse_ip == reuse)
-			return p;
+			return *slot;
 		mix = lp_hash64(mix);	/* another pair has this mix: the next one */
 	}
 	if (xp->n == xp->cap) {
 		u32 cap = xp->cap ? 2 * xp->cap : 256;
 		struct reuse_pair *v = realloc(xp->v, cap * sizeof(*v));
+		struct reuse_xpair_dist *d;
 
 		if (!v)
-			return NULL;
+			return 0;
 		xp->v = v;
+		d = realloc(xp->d, cap * sizeof(*d));
+		if (!d)
+			return 0;
+		xp->d = d;
 		xp->cap = cap;
 	}
-	p = &xp->v[xp->n++];
-	*p = (struct reuse_pair){ .use_ip = use, .reuse_ip = reuse, .addr = addr };
-	*slot = xp->n;
-	return p;
+	xp->v[xp->n] = (struct reuse_pair){ .use_ip = use, .reuse_ip = reuse, .addr = addr };
+	xp->d[xp->n] = (struct reuse_xpair_dist){ { 0 } };
+	*slot = ++xp->n;
+	return *slot;
 }
 
 int reuse_xpairs__access(struct reuse_xpairs *xp, u64 key, u64 addr, u64 ip,
 			 const struct reuse_exact_res *res)
 {
 	u64 use = 0;
-	struct reuse_pair *p;
+	u32 i;
+	int j, b;
 
 	if (res->kind == REUSE_EXACT_SKIPPED)
 		return 0;
 	if (res->kind != REUSE_EXACT_COLD && lp_map__get(&xp->last, key, &use) && use && ip &&
 	    (res->kind == REUSE_EXACT_REUSE || res->kind == REUSE_EXACT_INVAL)) {
-		p = pair(xp, use, ip, addr);
-		if (!p)
+		i = pair(xp, use, ip, addr);
+		if (!i)
 			return -ENOMEM;
-		if (res->kind == REUSE_EXACT_REUSE)
-			p->reuses++;
-		else
-			p->invalidations++;
+		if (res->kind == REUSE_EXACT_REUSE) {
+			struct reuse_xpair_dist *d = &xp->d[i - 1];
+
+			xp->v[i - 1].reuses++;
+			b = res->dist ? 64 - __builtin_clzll(res->dist) : 0;
+			d->hist[b < REUSE_XPAIR_BINS ? b : REUSE_XPAIR_BINS - 1]++;
+			for (j = 0; j < xp->nlimit; j++)
+				d->beyond[j] += res->dist >= xp->limit[j];
+		} else {
+			xp->v[i - 1].invalidations++;
+		}
 	}
 	return lp_map__put(&xp->last, key, ip);
 }
@@ -94,9 +122,57 @@ static int by_count(const void *a, const void *b)
 	return x->reuse_ip < y->reuse_ip ? -1 : x->reuse_ip > y->reuse_ip;
 }
 
+/* A pair and its distances, to sort them together. */
+struct both {
+	struct reuse_pair p;
+	struct reuse_xpair_dist d;
+};
+
+static int by_count_both(const void *a, const void *b)
+{
+	return by_count(&((const struct both *)a)->p, &((const struct both *)b)->p);
+}
+
 void reuse_xpairs__sorted(struct reuse_xpairs *xp, struct reuse_pair **v, u32 *n)
 {
-	qsort(xp->v, xp->n, sizeof(*xp->v), by_count);
+	struct both *t = xp->n ? malloc(xp->n * sizeof(*t)) : NULL;
+	u32 i;
+
+	if (t) {
+		for (i = 0; i < xp->n; i++)
+			t[i] = (struct both){ xp->v[i], xp->d[i] };
+		qsort(t, xp->n, sizeof(*t), by_count_both);
+		for (i = 0; i < xp->n; i++) {
+			xp->v[i] = t[i].p;
+			xp->d[i] = t[i].d;
+		}
+		free(t);
+	} else if (xp->n) {
+		/* no memory to carry the distances along: the pairs alone, sorted */
+		qsort(xp->v, xp->n, sizeof(*xp->v), by_count);
+		free(xp->d);
+		xp->d = NULL;
+	}
 	*v = xp->v;
 	*n = xp->n;
+}
+
+const struct reuse_xpair_dist *reuse_xpairs__dist(const struct reuse_xpairs *xp)
+{
+	return xp->d;
+}
+
+int reuse_xpair_dist__median_bin(const struct reuse_xpair_dist *d)
+{
+	u64 tot = 0, cum = 0;
+	int b;
+
+	for (b = 0; b < REUSE_XPAIR_BINS; b++)
+		tot += d->hist[b];
+	for (b = 0; b < REUSE_XPAIR_BINS && tot; b++) {
+		cum += d->hist[b];
+		if (2 * cum >= tot)
+			return b;
+	}
+	return -1;
 }

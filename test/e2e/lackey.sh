@@ -156,7 +156,12 @@ if ! cc -O1 -fno-tree-vectorize -g -o "$TMP/k" "$TMP/k.c" 2> "$TMP/err"; then
 else
 	ls=$(grep -n 'SWEEP' "$TMP/k.c" | cut -d: -f1)
 	lc=$(grep -n 'COPY' "$TMP/k.c" | cut -d: -f1)
-	"$LOCIPROF" reuse --exact --granularity line --json "$TMP/k.json" -- "$TMP/k" > "$TMP/k.txt" 2> "$TMP/err"; rc=$?
+	# L1 48 KiB: 768 lines. sweep's last pass leaves line l of a 511 - l lines
+	# before its end; copy's first pass reaches it after l lines of a and l
+	# of b: distance 511 + l (+ the stack line of the call), beyond 768 lines
+	# for l >= 257 (255 of 512, a few more for the stack)
+	"$LOCIPROF" reuse --exact --granularity line --cache L1=48K:12 --json "$TMP/k.json" -- "$TMP/k" \
+		> "$TMP/k.txt" 2> "$TMP/err"; rc=$?
 	r=$(python3 -c "
 import json,sys
 p=json.load(open(sys.argv[1]))['pairs']; ls=int(sys.argv[2]); lc=int(sys.argv[3])
@@ -164,10 +169,13 @@ top=p[0]
 cross=[x for x in p if x.get('use_line') == ls and x.get('reuse_line') == lc]
 ok=(top['use'].startswith('sweep ') and top.get('use_line') == ls and top.get('reuse_line') == ls and
     top['object'].startswith('a+') and top['reuses'] == 20 * 4096 and
-    len(cross) == 1 and cross[0]['reuses'] == 512 and cross[0]['object'].startswith('a+'))
+    top['distance_median_hi'] == 0 and top['beyond']['L1'] == 0 and
+    len(cross) == 1 and cross[0]['reuses'] == 512 and cross[0]['object'].startswith('a+') and
+    cross[0]['distance_median_lo'] == 512 and cross[0]['distance_median_hi'] == 1023 and
+    255 <= cross[0]['beyond']['L1'] <= 260)
 print('ok' if ok else 'top %s; sweep -> copy %s' % (top, cross))" "$TMP/k.json" "$ls" "$lc" 2>&1)
 	[ $rc = 0 ] && [ "$r" = ok ] && grep -q "use   sweep .*k.c:$ls" "$TMP/k.txt" &&
-		ok "reuse --exact names code: sweep k.c:$ls -> itself 81920 reuses of a, sweep -> copy k.c:$lc 512" ||
+		ok "reuse --exact names code: sweep k.c:$ls -> itself 81920 reuses of a at distance 0, sweep -> copy k.c:$lc 512 at 512-1023 lines, half beyond L1" ||
 		fail "reuse --exact, pairs" "exit $rc, $r: $(head -c 300 "$TMP/err")"
 	# a lackey file has the instructions but not the mappings: pairs, code not named
 	valgrind --tool=lackey --trace-mem=yes --log-file="$TMP/k.log" "$TMP/k" 2> /dev/null

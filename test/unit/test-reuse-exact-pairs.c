@@ -10,7 +10,7 @@
  * for (the instruction of the line's latest access, this one), a first
  * access for no pair, an unknown instruction (ip 0) for none either.
  */
-LP_TEST(test_reuse_xpairs_from_engine, "reuse-exact-pairs: each reuse counts for (latest access's instruction, this one)")
+LP_TEST(test_reuse_xpairs_from_engine, "reuse-exact-pairs: each reuse counts for (latest access's instruction, this one), with its distance")
 {
 	static const struct { u64 addr, ip; } acc[] = {
 		{ 0x1000, 0x10 }, { 0x2000, 0x20 },	/* cold, cold */
@@ -23,11 +23,15 @@ LP_TEST(test_reuse_xpairs_from_engine, "reuse-exact-pairs: each reuse counts for
 		{ 0x1000, 0x30 }, { 0x1000, 0x10 },	/* A: 0x10 -> 0x30, 0x30 -> 0x10 */
 		{ 0x2000, 0x30 },			/* B: 0x20 -> 0x30 */
 	};
-	static const struct { u64 use, reuse, n; } want[] = {
-		{ 0x10, 0x30, 2 }, { 0x20, 0x30, 2 }, { 0x30, 0x10, 2 }, { 0x10, 0x10, 1 },
+	/* and their distances in lines: beyond 1 line, the median's bin (0: distance 0) */
+	static const struct { u64 use, reuse, n, beyond; int median; } want[] = {
+		{ 0x10, 0x30, 2, 2, 1 }, { 0x20, 0x30, 2, 2, 1 }, { 0x30, 0x10, 2, 1, 0 },
+		{ 0x10, 0x10, 1, 0, 0 },
 	};
+	static const u64 limit[] = { 1 };
+	const struct reuse_xpair_dist *d;
 	struct reuse_exact_opts o = { .mode = REUSE_EXACT_PER_THREAD, .gran = REUSE_GRAN_LINE };
-	struct reuse_xpairs *xp = reuse_xpairs__new();
+	struct reuse_xpairs *xp = reuse_xpairs__new(limit, 1);
 	struct reuse_exact *re;
 	struct reuse_exact_res res;
 	struct reuse_pair *v;
@@ -51,6 +55,14 @@ LP_TEST(test_reuse_xpairs_from_engine, "reuse-exact-pairs: each reuse counts for
 			    (unsigned long long)v[i].use_ip, (unsigned long long)v[i].reuse_ip,
 			    (unsigned long long)v[i].reuses, (unsigned long long)want[i].use,
 			    (unsigned long long)want[i].reuse, (unsigned long long)want[i].n);
+	d = reuse_xpairs__dist(xp);
+	TEST_ASSERT(d, "distances kept");
+	for (i = 0; i < n; i++)
+		TEST_ASSERT(d[i].beyond[0] == want[i].beyond &&
+			    reuse_xpair_dist__median_bin(&d[i]) == want[i].median,
+			    "pair %u: %llu beyond 1 line (want %llu), median bin %d (want %d)", i,
+			    (unsigned long long)d[i].beyond[0], (unsigned long long)want[i].beyond,
+			    reuse_xpair_dist__median_bin(&d[i]), want[i].median);
 	reuse_exact__delete(re);
 	reuse_xpairs__delete(xp);
 	return TEST_OK;
