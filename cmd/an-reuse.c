@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
@@ -43,6 +44,7 @@ struct an_reuse {
 	double sample_rate;			/* --sample-rate: SHARDS; 0 exact */
 	int hot_keys;				/* --hot-keys: SHARDS tracks hot lines; -1: not given */
 	int lackey_run;				/* --exact: the program under lackey */
+	const char *pairs_by;			/* --pairs-by CACHE: rank exact pairs by reuses beyond it */
 	struct reuse *ru;
 	struct reuse_report r;
 };
@@ -310,7 +312,7 @@ static int ru_trace(void *opts, const struct lp_output *out, int argc, char **ar
 	struct reuse_pair *pairs;
 	u32 npairs = 0;
 	u64 limit[REUSE_XPAIR_LIMITS];
-	int i, nlimit = 0;
+	int i, nlimit = 0, by = -1;
 	const char *cache_source;
 	double maps_at = 0;
 	const char *path = a->trace;
@@ -330,6 +332,12 @@ static int ru_trace(void *opts, const struct lp_output *out, int argc, char **ar
 	}
 	if (a->hot_keys > 0 && !(a->sample_rate > 0 && a->sample_rate < 1)) {
 		lp_err("--hot-keys goes with --sample-rate below 1 (SHARDS)");
+		exit(129);
+	}
+	if (a->pairs_by && (!(a->trace || a->lackey_run) || a->cfg.gran != REUSE_GRAN_LINE ||
+			    (a->sample_rate > 0 && a->sample_rate < 1))) {
+		lp_err("--pairs-by ranks the exact pairs of --exact or a lackey --trace: give it "
+		       "with one of them, --granularity line and no --sample-rate");
 		exit(129);
 	}
 	/* SHARDS finds hot lines unless told not to: the accurate configuration (make bench) */
@@ -400,8 +408,19 @@ static int ru_trace(void *opts, const struct lp_output *out, int argc, char **ar
 	}
 	ru_caches(a, topo);
 	cache_source = a->r.cache_source;
-	for (i = 0; i < a->ncaches && i < REUSE_XPAIR_LIMITS && a->cfg.gran == REUSE_GRAN_LINE; i++)
+	for (i = 0; i < a->ncaches && i < REUSE_XPAIR_LIMITS && a->cfg.gran == REUSE_GRAN_LINE; i++) {
 		limit[nlimit++] = a->caches[i].size / a->caches[i].line;
+		if (a->pairs_by && !strcasecmp(a->pairs_by, a->caches[i].name))
+			by = i;
+	}
+	if (a->pairs_by && by < 0) {
+		lp_err("--pairs-by %s: no such cache is modelled (%s); give it with --cache, "
+		       "e.g. --cache L1=48K:12,L2=1M:16", a->pairs_by,
+		       a->ncaches ? "see the caches the report lists" : "sysfs gave none here");
+		if (pid > 0)
+			kill(pid, SIGKILL);
+		exit(129);
+	}
 	/* batches, so the engine can prefetch ahead; one at a time to name code */
 	for (;;) {
 		ret = trace__next(t, &ac, err, sizeof(err));
@@ -492,7 +511,7 @@ static int ru_trace(void *opts, const struct lp_output *out, int argc, char **ar
 		lp_die("out of memory");
 	res.mean_access_size = n ? size_sum / (double)n : 0;
 	if (xp) {
-		reuse_xpairs__sorted(xp, &pairs, &npairs);
+		reuse_xpairs__sorted_by(xp, by, &pairs, &npairs);
 		res.pairs = pairs;
 		res.npairs = npairs > INT32_MAX ? INT32_MAX : (int)npairs;
 	}
@@ -503,6 +522,7 @@ static int ru_trace(void *opts, const struct lp_output *out, int argc, char **ar
 	if (xp) {
 		a->r.pair_dist = reuse_xpairs__dist(xp);
 		a->r.pair_nlimit = nlimit;
+		a->r.pairs_by = by + 1;
 	}
 	a->r.res = &res;
 	a->r.exact = 1;
@@ -785,6 +805,9 @@ static const struct lp_opt ru_opts[] = {
 	  "(weight 1), sample the others (Carra & Neglia 2020); default "
 	  REUSE_HOT_KEYS_DEFAULT_S ", 0: off",
 	  LP_OPT_INT, RU(hot_keys), 0, 1 << 20 },
+	{ "pairs-by", 0, "CACHE", "with --exact (or a lackey --trace) at line granularity:\n"
+	  "rank the use -> reuse pairs by their reuses beyond this\n"
+	  "modelled cache, e.g. L2 (default: by reuses)", LP_OPT_STR, RU(pairs_by) },
 	{ "predict-threads", 0, "N[,M..]", "with --trace: predict the shared cache at these\n"
 	  "thread counts (Jiang et al. and PPT-Multicore)", LP_OPT_CALL, .parse = parse_predict_threads },
 	{ "predict-cache", 0, "SIZE[:WAYS],..", "with --predict-threads: also predict these shared\n"

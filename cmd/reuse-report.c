@@ -469,7 +469,11 @@ void reuse_report__print(const void *view, FILE *f)
 		fputc('\n', f);
 	}
 
-	fprintf(f, "\nTop use -> reuse pairs:\n");
+	if (r->pairs_by > 0 && r->pairs_by <= r->ncaches)
+		fprintf(f, "\nTop use -> reuse pairs, by reuses beyond %s:\n",
+			r->caches[r->pairs_by - 1].name);
+	else
+		fprintf(f, "\nTop use -> reuse pairs:\n");
 	if (!res->npairs && r->exact && r->sample_rate < 1)
 		fprintf(f, "  (none: with --sample-rate the pairs are not kept)\n");
 	else if (!res->npairs && r->exact && !r->lackey)
@@ -695,6 +699,8 @@ static void json_pairs(struct json_writer *wp, const struct reuse_report *r)
 	char buf[2048], addr[32];
 	int i;
 
+	if (r->pairs_by > 0 && r->pairs_by <= r->ncaches)
+		json__str(wp, "pairs_by", r->caches[r->pairs_by - 1].name);
 	json__arr_begin(wp, "pairs");
 	for (i = 0; i < res->npairs && i < r->out.top * 4; i++) {
 		const struct reuse_pair *p = &res->pairs[i];

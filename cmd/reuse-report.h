@@ -36,6 +36,7 @@ struct reuse_report {
 	/* exact pairs: each one's distances (beside res->pairs), or NULL */
 	const struct reuse_xpair_dist *pair_dist;
 	int pair_nlimit;		/* its beyond[j]: caches[j]'s lines, j < this */
+	int pairs_by;			/* exact pairs ranked by beyond[this - 1] (--pairs-by); 0: by reuses */
 };
 
 /* The printers of the reuse descriptor: @view is a struct reuse_report. */

@@ -128,12 +128,24 @@ struct both {
 	struct reuse_xpair_dist d;
 };
 
-static int by_count_both(const void *a, const void *b)
+/* @arg: the limit to rank by (an int *), < 0: none */
+static int by_count_both(const void *a, const void *b, void *arg)
 {
-	return by_count(&((const struct both *)a)->p, &((const struct both *)b)->p);
+	const struct both *x = a, *y = b;
+	int j = *(const int *)arg;
+
+	if (j >= 0 && x->d.beyond[j] != y->d.beyond[j])
+		return x->d.beyond[j] < y->d.beyond[j] ? 1 : -1;
+	return by_count(&x->p, &y->p);
 }
 
 void reuse_xpairs__sorted(struct reuse_xpairs *xp, struct reuse_pair **v, u32 *n)
+{
+	reuse_xpairs__sorted_by(xp, -1, v, n);
+}
+
+void reuse_xpairs__sorted_by(struct reuse_xpairs *xp, int beyond, struct reuse_pair **v,
+			     u32 *n)
 {
 	struct both *t = xp->n ? malloc(xp->n * sizeof(*t)) : NULL;
 	u32 i;
@@ -141,7 +153,9 @@ void reuse_xpairs__sorted(struct reuse_xpairs *xp, struct reuse_pair **v, u32 *n
 	if (t) {
 		for (i = 0; i < xp->n; i++)
 			t[i] = (struct both){ xp->v[i], xp->d[i] };
-		qsort(t, xp->n, sizeof(*t), by_count_both);
+		if (beyond >= xp->nlimit)
+			beyond = -1;
+		qsort_r(t, xp->n, sizeof(*t), by_count_both, &beyond);
 		for (i = 0; i < xp->n; i++) {
 			xp->v[i] = t[i].p;
 			xp->d[i] = t[i].d;

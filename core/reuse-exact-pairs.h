@@ -51,10 +51,17 @@ int reuse_xpairs__access(struct reuse_xpairs *xp, u64 key, u64 addr, u64 ip,
 			 const struct reuse_exact_res *res);
 
 /*
- * The pairs, most reuses + invalidations first, owned by @xp: once, at the
- * end (no access after it).
+ * The pairs, most reuses + invalidations first, owned by @xp: at the end
+ * (no access after it; it may be sorted again, by the same or another key).
  */
 void reuse_xpairs__sorted(struct reuse_xpairs *xp, struct reuse_pair **v, u32 *n);
+
+/*
+ * The same, most reuses at a distance of at least limit[@beyond] first
+ * (then as reuse_xpairs__sorted()); @beyond < 0: reuse_xpairs__sorted().
+ */
+void reuse_xpairs__sorted_by(struct reuse_xpairs *xp, int beyond, struct reuse_pair **v,
+			     u32 *n);
 
 /* After reuse_xpairs__sorted(): the distances of each pair, in its order. */
 const struct reuse_xpair_dist *reuse_xpairs__dist(const struct reuse_xpairs *xp);

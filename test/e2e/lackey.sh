@@ -177,6 +177,24 @@ print('ok' if ok else 'top %s; sweep -> copy %s' % (top, cross))" "$TMP/k.json" 
 	[ $rc = 0 ] && [ "$r" = ok ] && grep -q "use   sweep .*k.c:$ls" "$TMP/k.txt" &&
 		ok "reuse --exact names code: sweep k.c:$ls -> itself 81920 reuses of a at distance 0, sweep -> copy k.c:$lc 512 at 512-1023 lines, half beyond L1" ||
 		fail "reuse --exact, pairs" "exit $rc, $r: $(head -c 300 "$TMP/err")"
+	# --pairs-by L1: the pair with the most reuses beyond L1 first: copy's read of
+	# a, beyond L1 on the first of each line's 8 reads (512 x 9 passes after the first)
+	"$LOCIPROF" reuse --exact --granularity line --cache L1=48K:12 --pairs-by L1 --json "$TMP/k4.json" \
+		-- "$TMP/k" > "$TMP/k4.txt" 2> "$TMP/err"; rc=$?
+	r=$(python3 -c "
+import json,sys
+d=json.load(open(sys.argv[1])); p=d['pairs']; lc=int(sys.argv[2])
+b=[x['beyond']['L1'] for x in p]
+ok=(d.get('pairs_by') == 'L1' and b == sorted(b, reverse=True) and p[0].get('use_line') == lc and
+    p[0].get('reuse_line') == lc and 9 * 512 <= p[0]['beyond']['L1'] <= 9 * 512 + 8)
+print('ok' if ok else 'pairs_by %s, beyond L1 %s, first %s' % (d.get('pairs_by'), b[:5], p[0]))" "$TMP/k4.json" "$lc" 2>&1)
+	[ $rc = 0 ] && [ "$r" = ok ] && grep -q "pairs, by reuses beyond L1" "$TMP/k4.txt" &&
+		ok "reuse --exact --pairs-by L1: ranked by reuses beyond L1, copy k.c:$lc first" ||
+		fail "reuse --exact --pairs-by" "exit $rc, $r: $(head -c 300 "$TMP/err")"
+	"$LOCIPROF" reuse --exact --granularity line --pairs-by L9 -- "$TMP/k" > /dev/null 2> "$TMP/err"; rc=$?
+	[ $rc = 129 ] && grep -q "pairs-by L9: no such cache" "$TMP/err" &&
+		ok "reuse --pairs-by a cache not modelled: usage error saying so" ||
+		fail "reuse --pairs-by L9" "exit $rc: $(cat "$TMP/err")"
 	# a lackey file has the instructions but not the mappings: pairs, code not named
 	valgrind --tool=lackey --trace-mem=yes --log-file="$TMP/k.log" "$TMP/k" 2> /dev/null
 	"$LOCIPROF" reuse --trace "$TMP/k.log" --granularity line > "$TMP/k2.txt" 2> "$TMP/err"
