@@ -241,7 +241,9 @@ static void tm_access(struct lp_session *s, const struct trace_access *a)
 			tm_counters(s);
 		memset(&ev, 0, sizeof(ev));
 		ev.type = LP_EV_TRAP;
+		/* a trap reports the instruction after the access, as x86 does */
 		ev.trap = (struct lp_trap){ .time = tm->now, .addr = r->addr,
+					    .ip = a->ip && a->ip_size ? a->ip + a->ip_size : 0,
 					    .cookie = r->cookie, .pid = tm->thr[0].tid,
 					    .tid = t->tid, .slot = (u8)i, .mode = r->mode,
 					    .len = r->len };
@@ -255,7 +257,7 @@ static void tm_access(struct lp_session *s, const struct trace_access *a)
 		tm_counters(s);
 	memset(&ev, 0, sizeof(ev));
 	ev.type = LP_EV_SAMPLE;
-	ev.sample = (struct lp_sample){ .time = tm->now, .addr = a->addr,
+	ev.sample = (struct lp_sample){ .time = tm->now, .addr = a->addr, .ip = a->ip,
 					.period = tm->period, .pid = tm->thr[0].tid,
 					.tid = t->tid, .size = (u8)(size > 255 ? 255 : size),
 					.kind = a->op == TRACE_WRITE ? LP_ACCESS_STORE :

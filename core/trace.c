@@ -32,6 +32,7 @@ struct trace {
 	int pending;		/* lackey M: the store after the load returned */
 	struct trace_access pend;
 	u64 ip;			/* lackey: the latest I line's address */
+	u32 ip_size;		/* and its length */
 };
 
 static int set_err(char *err, size_t errlen, int ret, const char *fmt, ...)
@@ -234,7 +235,7 @@ static enum trace_format detect(const char *l)
 	return TRACE_FMT_NATIVE;
 }
 
-static void lackey_ip(const char *line, u64 *ip);
+static void lackey_ip(const char *line, u64 *ip, u32 *size);
 
 int trace__next(struct trace *t, struct trace_access *a, char *err,
 		size_t errlen)
@@ -260,10 +261,12 @@ int trace__next(struct trace *t, struct trace_access *a, char *err,
 		}
 		if (t->fmt == TRACE_FMT_LACKEY) {
 			ret = trace__parse_lackey_line(t->line, a, msg, sizeof(msg));
-			if (ret == 0)
-				lackey_ip(t->line, &t->ip);
-			else if (ret > 0)
+			if (ret == 0) {
+				lackey_ip(t->line, &t->ip, &t->ip_size);
+			} else if (ret > 0) {
 				a->ip = t->ip;
+				a->ip_size = t->ip_size;
+			}
 		} else
 			ret = trace__parse_line(t->line, a, msg, sizeof(msg));
 		if (ret < 0)
@@ -392,20 +395,22 @@ int trace__parse_line(const char *line, struct trace_access *a, char *err,
 	return 1;
 }
 
-/* An I line's address into *@ip; other lines leave it. */
-static void lackey_ip(const char *line, u64 *ip)
+/* An I line's address and length into *@ip, *@size; other lines leave them. */
+static void lackey_ip(const char *line, u64 *ip, u32 *size)
 {
 	const char *s = line, *tok, *comma;
 	int n;
-	u64 v;
+	u64 v, len;
 
 	tok = token(&s, &n);
 	if (!tok || n != 1 || tok[0] != 'I')
 		return;
 	tok = token(&s, &n);
 	comma = tok ? memchr(tok, ',', n) : NULL;
-	if (comma && !parse_num(tok, comma - tok, 16, &v))
-		*ip = v;
+	if (!comma || parse_num(tok, comma - tok, 16, &v))
+		return;
+	*ip = v;
+	*size = !parse_num(comma + 1, tok + n - comma - 1, 10, &len) && len < 64 ? (u32)len : 0;
 }
 
 /*

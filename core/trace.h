@@ -44,6 +44,7 @@ struct trace_access {
 	int has_time;
 	u64 time;		/* as written; lociprof uses the line order */
 	u64 ip;			/* lackey: the instruction's address (its I line); 0: not known */
+	u32 ip_size;		/* lackey: its length in bytes; 0: not known */
 };
 
 enum trace_format {

@@ -202,6 +202,18 @@ print('ok' if ok else 'pairs_by %s, beyond L1 %s, first %s' % (d.get('pairs_by')
 		grep -q "^  #1 81920 reuses" "$TMP/k2.txt" &&
 		ok "reuse --trace of a lackey file: the same top pair, says code is not named without mappings" ||
 		fail "reuse --trace lackey, pairs" "$(sed -n '/Top use/,+4p' "$TMP/k2.txt")"
+	# the trace-driven sampler takes the instructions too: its top pair (sampled,
+	# trap IP after the access) is the exact top pair's
+	"$LOCIPROF" reuse -q --sampler trace="$TMP/k.log" -c 101 --granularity line --json "$TMP/k5.json" \
+		> /dev/null 2> "$TMP/err"
+	r=$(python3 -c "
+import json,sys
+t=json.load(open(sys.argv[1]))['pairs'][0]; x=json.load(open(sys.argv[2]))['pairs'][0]
+d=int(t['reuse_ip'], 16) + 1 - int(x['reuse_ip'], 16)
+print('ok' if t['use_ip'] == x['use_ip'] and 0 < d <= 15 else 'sampled %s -> %s, exact %s -> %s' %
+      (t['use_ip'], t['reuse_ip'], x['use_ip'], x['reuse_ip']))" "$TMP/k5.json" "$TMP/k.json" 2>&1)
+	[ "$r" = ok ] && ok "reuse --sampler trace= on a lackey log: its top pair is the exact one's instructions" ||
+		fail "reuse --sampler trace=, pairs" "$r $(head -c 200 "$TMP/err")"
 	"$LOCIPROF" reuse --trace "$TMP/n.txt" > "$TMP/k3.txt" 2> "$TMP/err"
 	grep -q "none: this trace names no instructions" "$TMP/k3.txt" &&
 		ok "reuse --trace of a native trace: says it names no instructions" ||

@@ -336,8 +336,9 @@ LP_TEST(test_trace_lackey_file_detected, "trace: a lackey log is detected by con
 	while ((ret = trace__next(t, &a, err, sizeof(err))) > 0) {
 		TEST_ASSERT(n < 5, "more than 5 accesses");
 		TEST_ASSERT(a.op == want[n].op && a.addr == want[n].addr && a.tid == 1 &&
-			    a.ip == want[n].ip, "access %d: op %d addr %llx ip %llx", n, a.op,
-			    (unsigned long long)a.addr, (unsigned long long)a.ip);
+			    a.ip == want[n].ip && a.ip_size == (n ? 5 : 3),
+			    "access %d: op %d addr %llx ip %llx+%u", n, a.op,
+			    (unsigned long long)a.addr, (unsigned long long)a.ip, a.ip_size);
 		n++;
 	}
 	TEST_ASSERT(ret == 0 && n == 5, "ret=%d n=%d %.60s", ret, n, err);
