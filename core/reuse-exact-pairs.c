@@ -82,14 +82,19 @@ static u32 pair(struct reuse_xpairs *xp, u64 use, u64 reuse, u64 addr)
 int reuse_xpairs__access(struct reuse_xpairs *xp, u64 key, u64 addr, u64 ip,
 			 const struct reuse_exact_res *res)
 {
-	u64 use = 0;
+	u64 use, *last;
 	u32 i;
 	int j, b;
 
 	if (res->kind == REUSE_EXACT_SKIPPED)
 		return 0;
-	if (res->kind != REUSE_EXACT_COLD && lp_map__get(&xp->last, key, &use) && use && ip &&
-	    (res->kind == REUSE_EXACT_REUSE || res->kind == REUSE_EXACT_INVAL)) {
+	/* one lookup: the key's latest instruction out, this one in */
+	last = lp_map__slot(&xp->last, key);
+	if (!last)
+		return -ENOMEM;
+	use = *last;
+	*last = ip;
+	if (use && ip && (res->kind == REUSE_EXACT_REUSE || res->kind == REUSE_EXACT_INVAL)) {
 		i = pair(xp, use, ip, addr);
 		if (!i)
 			return -ENOMEM;
@@ -105,7 +110,7 @@ int reuse_xpairs__access(struct reuse_xpairs *xp, u64 key, u64 addr, u64 ip,
 			xp->v[i - 1].invalidations++;
 		}
 	}
-	return lp_map__put(&xp->last, key, ip);
+	return 0;
 }
 
 /* As the sampled analysis orders them: reuses + invalidations, most first. */
