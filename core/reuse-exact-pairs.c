@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "core/hash.h"
@@ -103,7 +104,9 @@ int reuse_xpairs__access(struct reuse_xpairs *xp, u64 key, u64 addr, u64 ip,
 
 			xp->v[i - 1].reuses++;
 			b = res->dist ? 64 - __builtin_clzll(res->dist) : 0;
-			d->hist[b < REUSE_XPAIR_BINS ? b : REUSE_XPAIR_BINS - 1]++;
+			b = b < REUSE_XPAIR_BINS ? b : REUSE_XPAIR_BINS - 1;
+			/* saturating: a median of 2^32 reuses in one pair is left approximate */
+			d->hist[b] += d->hist[b] != UINT32_MAX;
 			for (j = 0; j < xp->nlimit; j++)
 				d->beyond[j] += res->dist >= xp->limit[j];
 		} else {

@@ -29,7 +29,7 @@ struct reuse_xpairs;
 
 /* The distances (in the engine's keys) of one pair's reuses. */
 struct reuse_xpair_dist {
-	u32 hist[REUSE_XPAIR_BINS];	/* the last bin: 2^32 and beyond */
+	u32 hist[REUSE_XPAIR_BINS];	/* the last bin: 2^32 and beyond; saturating */
 	u64 beyond[REUSE_XPAIR_LIMITS];	/* reuses at distance >= limit[j] */
 };
 
