@@ -32,7 +32,7 @@ void ru_result_free(struct reuse *ru)
 	ru->r_uses = NULL;
 }
 
-static int ru_pair_cmp(const void *pa, const void *pb)
+int reuse_pair__cmp(const void *pa, const void *pb)
 {
 	const struct reuse_pair *a = pa, *b = pb;
 	u64 na = a->reuses + a->invalidations, nb = b->reuses + b->invalidations;
@@ -1526,7 +1526,7 @@ const struct reuse_result *reuse__result(struct reuse *ru)
 	for (k = 0; k < (int)ru->pairs_cap; k++)
 		if (ru->pairs[k].used)
 			ru->r_pairs[r->npairs++] = ru->pairs[k].p;
-	qsort(ru->r_pairs, r->npairs, sizeof(*ru->r_pairs), ru_pair_cmp);
+	qsort(ru->r_pairs, r->npairs, sizeof(*ru->r_pairs), reuse_pair__cmp);
 	r->pairs = ru->r_pairs;
 	if (ru_uses(ru, r)) {
 		ru_result_free(ru);

@@ -116,20 +116,6 @@ int reuse_xpairs__access(struct reuse_xpairs *xp, u64 key, u64 addr, u64 ip,
 	return 0;
 }
 
-/* As the sampled analysis orders them: reuses + invalidations, most first. */
-static int by_count(const void *a, const void *b)
-{
-	const struct reuse_pair *x = a, *y = b;
-	u64 cx = x->reuses + x->invalidations, cy = y->reuses + y->invalidations;
-
-	if (cx != cy)
-		return cx < cy ? 1 : -1;
-	/* ties in address order, so the output does not depend on the table */
-	if (x->use_ip != y->use_ip)
-		return x->use_ip < y->use_ip ? -1 : 1;
-	return x->reuse_ip < y->reuse_ip ? -1 : x->reuse_ip > y->reuse_ip;
-}
-
 /* A pair and its distances, to sort them together. */
 struct both {
 	struct reuse_pair p;
@@ -144,7 +130,8 @@ static int by_count_both(const void *a, const void *b, void *arg)
 
 	if (j >= 0 && x->d.beyond[j] != y->d.beyond[j])
 		return x->d.beyond[j] < y->d.beyond[j] ? 1 : -1;
-	return by_count(&x->p, &y->p);
+	/* then as the sampled analysis orders its pairs */
+	return reuse_pair__cmp(&x->p, &y->p);
 }
 
 void reuse_xpairs__sorted(struct reuse_xpairs *xp, struct reuse_pair **v, u32 *n)
@@ -171,7 +158,7 @@ void reuse_xpairs__sorted_by(struct reuse_xpairs *xp, int beyond, struct reuse_p
 		free(t);
 	} else if (xp->n) {
 		/* no memory to carry the distances along: the pairs alone, sorted */
-		qsort(xp->v, xp->n, sizeof(*xp->v), by_count);
+		qsort(xp->v, xp->n, sizeof(*xp->v), reuse_pair__cmp);
 		free(xp->d);
 		xp->d = NULL;
 	}

@@ -94,6 +94,13 @@ struct reuse_pair {
 	u32 thread;			/* use thread index of the first one */
 };
 
+/*
+ * qsort() order of pairs, sampled and exact alike: reuses + invalidations,
+ * most first, ties in address order (use, then reuse instruction), so the
+ * order does not depend on how the pairs were stored.
+ */
+int reuse_pair__cmp(const void *a, const void *b);
+
 /* One sampled use and what followed it, for views by data object. */
 enum reuse_use_kind { REUSE_USE_REUSE, REUSE_USE_INVAL, REUSE_USE_COLD };
 struct reuse_use {
