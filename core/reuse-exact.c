@@ -651,39 +651,121 @@ static u64 tree__layout(struct stream *s, u32 nwords)
 	return total;
 }
 
-/* The same, a 64-byte group in two AVX2 vectors. */
+/*
+ * One level of the tree on word @w's path (level @l, a constant): @sum
+ * gets the entry standing for w's group (its later siblings' markers) when
+ * @read, and the entries before it in its 64-byte group get @delta added
+ * when @add (@dec: @delta is -1, or 0 to change nothing; the mask is the
+ * -1s to add). The entry read is not among those changed, so one walk
+ * does both.
+ */
 static inline __attribute__((always_inline)) void
-tree__add_avx2(const struct stream *s, u8 *tree, u32 w, s32 delta, int dec)
+tree__lvl(const struct stream *s, u8 *tree, u32 w, u32 l, s32 delta, int dec, int avx2,
+	  int read, int add, u64 *sum)
 {
-	static const v16s16 iota16[2] = {
-		{ 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 },
-		{ 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31 } };
-	static const v8s iota32[2] = { { 0, 1, 2, 3, 4, 5, 6, 7 },
-				       { 8, 9, 10, 11, 12, 13, 14, 15 } };
-	int16_t d16 = (int16_t)delta;
-	v16s16 dn = { d16, d16, d16, d16, d16, d16, d16, d16,
-		      d16, d16, d16, d16, d16, d16, d16, d16 };
-	v8s dw = { delta, delta, delta, delta, delta, delta, delta, delta };
-	u32 l;
+	u32 idx = w >> tree__shift(l);
 
-	for (l = 0; l < NARROW; l++) {
-		u32 idx = w >> (N_BITS * l);
+	if (l < NARROW) {
+		int16_t *base = (int16_t *)(tree + s->lvl_off[l]);
+		/* with @dec and @delta 0, no entry is before entry 0: nothing added */
 		int16_t j = (idx % (1 << N_BITS)) & (dec ? delta : -1);
-		v16s16 jj = { j, j, j, j, j, j, j, j, j, j, j, j, j, j, j, j };
-		v16s16 *g = (v16s16 *)(tree + s->lvl_off[l] + 2 * (idx & ~((1u << N_BITS) - 1)));
+		int16_t d16 = (int16_t)delta;
 
-		g[0] += dec ? (iota16[0] < jj) : (iota16[0] < jj) & dn;
-		g[1] += dec ? (iota16[1] < jj) : (iota16[1] < jj) & dn;
-	}
-	for (; l < s->nlvl; l++) {
-		u32 idx = w >> tree__shift(l);
+		if (read)
+			*sum += (u16)base[idx];
+		if (!add)
+			return;
+		/* 16-bit counts, added modulo 2^16 (signed compares: j < 32) */
+		if (avx2) {
+			static const v16s16 iota[2] = {
+				{ 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 },
+				{ 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31 } };
+			v16s16 jj = { j, j, j, j, j, j, j, j, j, j, j, j, j, j, j, j };
+			v16s16 dn = { d16, d16, d16, d16, d16, d16, d16, d16,
+				      d16, d16, d16, d16, d16, d16, d16, d16 };
+			v16s16 *g = (v16s16 *)(base + (idx & ~((1u << N_BITS) - 1)));
+
+			g[0] += dec ? (iota[0] < jj) : (iota[0] < jj) & dn;
+			g[1] += dec ? (iota[1] < jj) : (iota[1] < jj) & dn;
+		} else {
+			static const v8s16 iota[4] = {
+				{ 0, 1, 2, 3, 4, 5, 6, 7 }, { 8, 9, 10, 11, 12, 13, 14, 15 },
+				{ 16, 17, 18, 19, 20, 21, 22, 23 },
+				{ 24, 25, 26, 27, 28, 29, 30, 31 } };
+			v8s16 jj = { j, j, j, j, j, j, j, j };
+			v8s16 dn = { d16, d16, d16, d16, d16, d16, d16, d16 };
+			v8s16 *g = (v8s16 *)(base + (idx & ~((1u << N_BITS) - 1)));
+
+			/* the entries before idx count idx's markers among their later siblings */
+			g[0] += dec ? (iota[0] < jj) : (iota[0] < jj) & dn;
+			g[1] += dec ? (iota[1] < jj) : (iota[1] < jj) & dn;
+			g[2] += dec ? (iota[2] < jj) : (iota[2] < jj) & dn;
+			g[3] += dec ? (iota[3] < jj) : (iota[3] < jj) & dn;
+		}
+	} else {
+		s32 *base = (s32 *)(tree + s->lvl_off[l]);
 		s32 j = (idx % (1 << W_BITS)) & (dec ? delta : -1);
-		v8s jj = { j, j, j, j, j, j, j, j };
-		v8s *g = (v8s *)(tree + s->lvl_off[l] + 4 * (idx & ~((1u << W_BITS) - 1)));
 
-		g[0] += dec ? (iota32[0] < jj) : (iota32[0] < jj) & dw;
-		g[1] += dec ? (iota32[1] < jj) : (iota32[1] < jj) & dw;
+		if (read)
+			*sum += (u32)base[idx];
+		if (!add)
+			return;
+		if (avx2) {
+			static const v8s iota[2] = { { 0, 1, 2, 3, 4, 5, 6, 7 },
+						     { 8, 9, 10, 11, 12, 13, 14, 15 } };
+			v8s jj = { j, j, j, j, j, j, j, j };
+			v8s dw = { delta, delta, delta, delta, delta, delta, delta, delta };
+			v8s *g = (v8s *)(base + (idx & ~((1u << W_BITS) - 1)));
+
+			g[0] += dec ? (iota[0] < jj) : (iota[0] < jj) & dw;
+			g[1] += dec ? (iota[1] < jj) : (iota[1] < jj) & dw;
+		} else {
+			static const v4s iota[4] = { { 0, 1, 2, 3 }, { 4, 5, 6, 7 },
+						     { 8, 9, 10, 11 }, { 12, 13, 14, 15 } };
+			v4s jj = { j, j, j, j };
+			v4s dw = { delta, delta, delta, delta };
+			v4s *g = (v4s *)(base + (idx & ~((1u << W_BITS) - 1)));
+
+			g[0] += dec ? (iota[0] < jj) : (iota[0] < jj) & dw;
+			g[1] += dec ? (iota[1] < jj) : (iota[1] < jj) & dw;
+			g[2] += dec ? (iota[2] < jj) : (iota[2] < jj) & dw;
+			g[3] += dec ? (iota[3] < jj) : (iota[3] < jj) & dw;
+		}
 	}
+}
+
+/*
+ * Word @w's path through every level, unrolled (each level's shift a
+ * constant; the levels above the NARROW ones behind a branch that goes
+ * the same way all run long): the markers in the tree's words after w,
+ * returned when @read, and @delta markers added at w when @add (see
+ * tree__lvl()). @avx2: the caller is compiled for AVX2 (a constant).
+ */
+static inline __attribute__((always_inline)) u64
+tree__walk(const struct stream *s, u8 *tree, u32 w, s32 delta, int dec, int avx2,
+	   int read, int add)
+{
+	u64 sum = 0;
+
+	_Static_assert(NARROW == 2 && TREE_MAX_LVL == 7, "tree__walk() unrolls 2 + 5 levels");
+	tree__lvl(s, tree, w, 0, delta, dec, avx2, read, add, &sum);
+	tree__lvl(s, tree, w, 1, delta, dec, avx2, read, add, &sum);
+	if (s->nlvl > 2) {
+		tree__lvl(s, tree, w, 2, delta, dec, avx2, read, add, &sum);
+		if (s->nlvl > 3) {
+			tree__lvl(s, tree, w, 3, delta, dec, avx2, read, add, &sum);
+			if (s->nlvl > 4) {
+				tree__lvl(s, tree, w, 4, delta, dec, avx2, read, add, &sum);
+				if (s->nlvl > 5) {
+					tree__lvl(s, tree, w, 5, delta, dec, avx2, read, add, &sum);
+					if (s->nlvl > 6)
+						tree__lvl(s, tree, w, 6, delta, dec, avx2,
+							  read, add, &sum);
+				}
+			}
+		}
+	}
+	return sum;
 }
 
 /*
@@ -694,83 +776,7 @@ tree__add_avx2(const struct stream *s, u8 *tree, u32 w, s32 delta, int dec)
 static inline __attribute__((always_inline)) void
 tree__add(const struct stream *s, u8 *tree, u32 w, s32 delta, int dec, int avx2)
 {
-	static const v8s16 iota16[4] = {
-		{ 0, 1, 2, 3, 4, 5, 6, 7 }, { 8, 9, 10, 11, 12, 13, 14, 15 },
-		{ 16, 17, 18, 19, 20, 21, 22, 23 }, { 24, 25, 26, 27, 28, 29, 30, 31 } };
-	static const v4s iota32[4] = { { 0, 1, 2, 3 }, { 4, 5, 6, 7 },
-				       { 8, 9, 10, 11 }, { 12, 13, 14, 15 } };
-	int16_t d16 = (int16_t)delta;
-	v8s16 dn = { d16, d16, d16, d16, d16, d16, d16, d16 };
-	v4s dw = { delta, delta, delta, delta };
-	u32 l;
-
-	if (avx2) {
-		tree__add_avx2(s, tree, w, delta, dec);
-		return;
-	}
-	for (l = 0; l < NARROW; l++) {
-		u32 idx = w >> (N_BITS * l);
-		/* with @dec and @delta 0, no entry is before entry 0: nothing added */
-		int16_t j = (idx % (1 << N_BITS)) & (dec ? delta : -1);
-		v8s16 jj = { j, j, j, j, j, j, j, j };
-		/* 16-bit counts, added modulo 2^16 (signed compares: j < 32) */
-		v8s16 *g = (v8s16 *)(tree + s->lvl_off[l] + 2 * (idx & ~((1u << N_BITS) - 1)));
-
-		/* the entries before idx count idx's markers among their later siblings */
-		g[0] += dec ? (iota16[0] < jj) : (iota16[0] < jj) & dn;
-		g[1] += dec ? (iota16[1] < jj) : (iota16[1] < jj) & dn;
-		g[2] += dec ? (iota16[2] < jj) : (iota16[2] < jj) & dn;
-		g[3] += dec ? (iota16[3] < jj) : (iota16[3] < jj) & dn;
-	}
-	for (; l < s->nlvl; l++) {
-		u32 idx = w >> tree__shift(l);
-		s32 j = (idx % (1 << W_BITS)) & (dec ? delta : -1);
-		v4s jj = { j, j, j, j };
-		v4s *g = (v4s *)(tree + s->lvl_off[l] + 4 * (idx & ~((1u << W_BITS) - 1)));
-
-		g[0] += dec ? (iota32[0] < jj) : (iota32[0] < jj) & dw;
-		g[1] += dec ? (iota32[1] < jj) : (iota32[1] < jj) & dw;
-		g[2] += dec ? (iota32[2] < jj) : (iota32[2] < jj) & dw;
-		g[3] += dec ? (iota32[3] < jj) : (iota32[3] < jj) & dw;
-	}
-}
-
-/* Markers in the tree's words after word @w. */
-static inline __attribute__((always_inline)) u64
-tree__after(const struct stream *s, const u8 *tree, u32 w)
-{
-	u64 sum = 0;
-	u32 l;
-
-	for (l = 0; l < NARROW; l++)
-		sum += *(const u16 *)(tree + s->lvl_off[l] + 2 * (w >> (N_BITS * l)));
-	for (; l < s->nlvl; l++)
-		sum += *(const u32 *)(tree + s->lvl_off[l] + 4 * (w >> tree__shift(l)));
-	return sum;
-}
-
-/* Markers of (@mark, @tree, @tail) in slots after @slot. */
-static inline __attribute__((always_inline)) u64
-after_in(const struct stream *s, const u64 *mark, const u8 *tree, u64 tail, u32 slot)
-{
-	u32 w = slot / 64;
-	/* bits above slot's; two shifts, as a shift by 64 is undefined */
-	u64 in = __builtin_popcountll(mark[w] & ((~0ULL << (slot % 64)) << 1));
-
-	/* the tail's own entries are 0: nothing after it is in the tree */
-	return in + tree__after(s, tree, w) + (w < s->fw_hi ? tail : 0);
-}
-
-/* Markers in slots after @slot: the distinct keys accessed since. */
-static inline __attribute__((always_inline)) u64 stream__after(const struct stream *s, u32 slot)
-{
-	return after_in(s, s->mark, s->tree, s->tail_live, slot);
-}
-
-/* The same, hot keys only. */
-static inline __attribute__((always_inline)) u64 stream__after_hot(const struct stream *s, u32 slot)
-{
-	return after_in(s, s->hmark, s->htree, s->htail_live, slot);
+	tree__walk(s, tree, w, delta, dec, avx2, 0, 1);
 }
 
 static void stream__free_axis(struct stream *s)
@@ -970,18 +976,38 @@ static int stream__compact(struct stream *s, u32 min_slots)
 }
 
 /* @hot_axis: s->hot_axis, a constant where the caller knows it. */
-static inline __attribute__((always_inline)) void stream__unmark(struct stream *s, struct ent *e,
-								 int hot_axis, int avx2)
+/*
+ * Remove @e's marker. With @dist, first the markers in slots after its
+ * (the distinct keys accessed since), and with @hdist the hot ones, read
+ * on the same walk down the tree.
+ */
+static inline __attribute__((always_inline)) void
+stream__take(struct stream *s, struct ent *e, int hot_axis, int avx2, u64 *dist, u64 *hdist)
 {
 	u32 w = e->slot / 64;
 	u64 bit = 1ULL << (e->slot % 64);
+	/* bits above the slot's; two shifts, as a shift by 64 is undefined */
+	u64 above = (~0ULL << (e->slot % 64)) << 1;
 	/* the tail word is not in the tree: its entries get 0 added, no branch */
 	s32 in_tree = w < s->fw_hi;
+	u64 t;
 
-	tree__add(s, s->tree, w, -in_tree, 1, avx2);
+	t = tree__walk(s, s->tree, w, -in_tree, 1, avx2, dist != NULL, 1);
+	if (dist)
+		*dist = t + __builtin_popcountll(s->mark[w] & above) + (in_tree ? s->tail_live : 0);
 	s->tail_live -= !in_tree;
-	if (hot_axis && (s->hmark[w] & bit)) {
-		tree__add(s, s->htree, w, -in_tree, 1, avx2);
+	if (hot_axis && hdist) {
+		u64 hot = (s->hmark[w] & bit) != 0;
+
+		/* read whether or not the key is hot; its own marker removed if it is */
+		t = tree__walk(s, s->htree, w, -(in_tree & (s32)hot), 1, avx2, 1, 1);
+		*hdist = t + __builtin_popcountll(s->hmark[w] & above) +
+			 (in_tree ? s->htail_live : 0);
+		s->htail_live -= in_tree ? 0 : hot;
+		s->hmark[w] &= ~bit;
+		s->hnlive -= hot;
+	} else if (hot_axis && (s->hmark[w] & bit)) {
+		tree__walk(s, s->htree, w, -in_tree, 1, avx2, 0, 1);
 		s->htail_live -= !in_tree;
 		s->hmark[w] &= ~bit;
 		s->hnlive--;
@@ -989,6 +1015,13 @@ static inline __attribute__((always_inline)) void stream__unmark(struct stream *
 	s->mark[w] &= ~bit;
 	s->nlive--;
 	e->slot = NO_SLOT;
+}
+
+/* @hot_axis: s->hot_axis, a constant where the caller knows it. */
+static inline __attribute__((always_inline)) void stream__unmark(struct stream *s, struct ent *e,
+								 int hot_axis, int avx2)
+{
+	stream__take(s, e, hot_axis, avx2, NULL, NULL);
 }
 
 static inline __attribute__((always_inline)) int stream__mark(struct stream *s, struct ent *e, u32 min_slots,
@@ -1382,7 +1415,10 @@ static inline __attribute__((always_inline)) int access_one(struct reuse_exact *
 		thr->mrc.inf += w;
 	} else {
 		res->kind = REUSE_EXACT_REUSE;
-		res->dist = stream__after(s, e->slot);
+		u64 hd = 0;
+
+		/* the distance read on the way down that removes the marker */
+		stream__take(s, e, f & F_HOT, f & F_AVX2, &res->dist, f & F_HOT ? &hd : NULL);
 		res->time = now - stream__seq(s, e, now) - 1;
 		mrc_done = 0;
 		if (f & F_HOT) {
@@ -1391,7 +1427,7 @@ static inline __attribute__((always_inline)) int access_one(struct reuse_exact *
 			 * all keys / sampled keys (spread over one step as below);
 			 * the time in tracked accesses, scaled by all over tracked.
 			 */
-			u64 hd = stream__after_hot(s, e->slot), sd = res->dist - hd;
+			u64 sd = res->dist - hd;
 			double u = (lp_hash64(key ^ (now * 0x9e3779b97f4a7c15ull)) >> 11) * 0x1p-53;
 			double sc = re->hot->scale;
 
@@ -1430,7 +1466,6 @@ static inline __attribute__((always_inline)) int access_one(struct reuse_exact *
 		thr->reuses++;
 		if ((f & F_SHARED) && (s->tab.thr ? s->tab.thr[e - s->tab.v] : 0) != (u32)ti)
 			thr->cross_thread++;
-		stream__unmark(s, e, f & F_HOT, f & F_AVX2);
 	}
 mark:
 	err = stream__mark(s, e, re->o.init_slots, hot, f & F_AVX2);
@@ -1577,11 +1612,16 @@ static inline __attribute__((always_inline)) void
 chunk_prefetch(struct reuse_exact *re, const struct reuse_exact_acc *v, size_t n, u64 *hash,
 	       unsigned f)
 {
+	const struct stream *s = n ? stream_guess(re, &v[0], f) : NULL;
+	u32 tid = n ? v[0].tid : 0;
 	size_t j;
 
 	for (j = 0; j < n; j++) {
-		const struct stream *s = stream_guess(re, &v[j], f);
-
+		/* runs of one thread: its stream looked up once a run */
+		if (v[j].tid != tid) {
+			tid = v[j].tid;
+			s = stream_guess(re, &v[j], f);
+		}
 		hash[j] = lp_hash64(key_of(v[j].addr, f));
 		if (s && s->tab.v) {
 			const struct ent *e = &s->tab.v[hash[j] & s->tab.mask];
@@ -1598,11 +1638,15 @@ static inline __attribute__((always_inline)) void
 chunk_prefetch_marks(struct reuse_exact *re, const struct reuse_exact_acc *v, size_t n,
 		     const u64 *hash, unsigned f)
 {
+	const struct stream *s = n ? stream_guess(re, &v[0], f) : NULL;
+	u32 tid = n ? v[0].tid : 0;
 	size_t j;
 
 	for (j = 0; j < n; j++) {
-		const struct stream *s = stream_guess(re, &v[j], f);
-
+		if (v[j].tid != tid) {
+			tid = v[j].tid;
+			s = stream_guess(re, &v[j], f);
+		}
 		if (s && s->tab.v) {
 			const struct ent *e = &s->tab.v[hash[j] & s->tab.mask];
 
@@ -1667,7 +1711,7 @@ batch_popcnt(struct reuse_exact *re, const struct reuse_exact_acc *v, size_t n)
 }
 
 /* And a tree update is two vector adds a level where it has AVX2. */
-__attribute__((target("popcnt,avx2"))) static int
+__attribute__((target("popcnt,avx2,bmi,bmi2,lzcnt"))) static int
 batch_avx2(struct reuse_exact *re, const struct reuse_exact_acc *v, size_t n)
 {
 	BATCH_CASES(re, v, n, F_AVX2)
@@ -1996,7 +2040,7 @@ sampled_popcnt(struct reuse_exact *re, const struct reuse_exact_acc *v, size_t n
 	SAMPLED_CASES(re, v, n, batch_popcnt)
 }
 
-__attribute__((target("popcnt,avx2"))) static int
+__attribute__((target("popcnt,avx2,bmi,bmi2,lzcnt"))) static int
 sampled_avx2(struct reuse_exact *re, const struct reuse_exact_acc *v, size_t n)
 {
 	SAMPLED_CASES(re, v, n, batch_avx2)
@@ -2011,7 +2055,9 @@ static int sampled_generic(struct reuse_exact *re, const struct reuse_exact_acc 
 int reuse_exact__isa(int max)
 {
 	has_popcnt = max != 0 && __builtin_cpu_supports("popcnt");
-	has_avx2 = has_popcnt && (max < 0 || max >= 2) && __builtin_cpu_supports("avx2");
+	has_avx2 = has_popcnt && (max < 0 || max >= 2) && __builtin_cpu_supports("avx2") &&
+		   __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2") &&
+		   __builtin_cpu_supports("lzcnt");
 	has_avx512 = has_avx2 && (max < 0 || max >= 3) && __builtin_cpu_supports("avx512f") &&
 		     __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512cd") &&
 		     __builtin_cpu_supports("avx512vl");

@@ -141,7 +141,8 @@ int reuse_exact__access(struct reuse_exact *re, u32 tid, u64 addr,
 
 /*
  * The instruction sets the batch path may use, at most: 0 nothing beyond
- * x86-64, 1 popcnt, 2 AVX2, 3 AVX-512; -1: all the CPU has (the default).
+ * x86-64, 1 popcnt, 2 AVX2 (with BMI1, BMI2 and LZCNT, which every CPU
+ * with AVX2 has), 3 AVX-512; -1: all the CPU has (the default).
  * The level in use is returned. Every level gives the same results (the
  * unit tests compare them); this is for those tests and the bench.
  */
