@@ -28,6 +28,7 @@
 #include "cmd/reuse-report.h"
 #include "core/costs.h"
 #include "core/reuse-exact.h"
+#include "core/reuse-exact-objects.h"
 #include "core/reuse-exact-pairs.h"
 #include "core/reuse-predict.h"
 #include "core/reuse.h"
@@ -308,6 +309,7 @@ static int ru_trace(void *opts, const struct lp_output *out, int argc, char **ar
 	static struct reuse_exact_acc batch[TRACE_BATCH];
 	struct progress prog = { .t0 = now_s(), .tty = isatty(2) };
 	struct reuse_xpairs *xp = NULL;
+	struct reuse_xobjs *xo = NULL;
 	struct lp_symbols *syms = NULL;
 	struct reuse_pair *pairs;
 	u32 npairs = 0;
@@ -429,16 +431,23 @@ static int ru_trace(void *opts, const struct lp_output *out, int argc, char **ar
 			xp = reuse_xpairs__new(limit, nlimit);
 			if (!xp)
 				lp_die("out of memory");
-			if (pid > 0)
+			if (pid > 0) {
+				/* the program's mappings: code and data named, objects */
 				syms = symbols__new();
+				xo = reuse_xobjs__new(limit, nlimit);
+				if (!syms || !xo)
+					lp_die("out of memory");
+			}
 		}
 		if (ret > 0 && xp) {
+			u64 key = a->cfg.gran == REUSE_GRAN_LINE ? ac.addr >> 6 : ac.addr;
 			struct reuse_exact_res er;
 			int e = reuse_exact__access(re, ac.tid, ac.addr, ac.op == TRACE_WRITE, &er);
 
 			if (!e)
-				e = reuse_xpairs__access(xp, a->cfg.gran == REUSE_GRAN_LINE ?
-							 ac.addr >> 6 : ac.addr, ac.addr, ac.ip, &er);
+				e = reuse_xpairs__access(xp, key, ac.addr, ac.ip, &er);
+			if (!e && xo)
+				e = reuse_xobjs__access(xo, key, ac.addr, &er);
 			if (e) {
 				snprintf(err, sizeof(err), "%s: %s", path, strerror(-e));
 				ret = e;
@@ -493,6 +502,7 @@ static int ru_trace(void *opts, const struct lp_output *out, int argc, char **ar
 			lp_err("cannot run '%s' under valgrind: %s (valgrind says why above)", argv[0],
 			       WEXITSTATUS(status) == 127 ? "not found" : "not executable");
 			reuse_xpairs__delete(xp);
+			reuse_xobjs__delete(xo);
 			symbols__delete(syms);
 			reuse_exact__delete(re);
 			return WEXITSTATUS(status);
@@ -501,6 +511,7 @@ static int ru_trace(void *opts, const struct lp_output *out, int argc, char **ar
 	if (ret < 0) {
 		lp_err("%s", err);
 		reuse_xpairs__delete(xp);
+		reuse_xobjs__delete(xo);
 		symbols__delete(syms);
 		reuse_exact__delete(re);
 		return 1;
@@ -524,6 +535,8 @@ static int ru_trace(void *opts, const struct lp_output *out, int argc, char **ar
 		a->r.pair_nlimit = nlimit;
 		a->r.pairs_by = by + 1;
 	}
+	a->r.xobjs = xo;
+	a->r.xobj_ncaches = nlimit;
 	a->r.res = &res;
 	a->r.exact = 1;
 	a->r.lackey = lackey;
@@ -560,6 +573,7 @@ static int ru_trace(void *opts, const struct lp_output *out, int argc, char **ar
 	free(topo);
 	free(thr);
 	reuse_xpairs__delete(xp);
+	reuse_xobjs__delete(xo);
 	symbols__delete(syms);
 	reuse_exact__delete(re);
 	if (rp) {

@@ -288,25 +288,37 @@ static struct reuse_object *objects(const struct reuse_report *r, int *n, const 
 
 	*n = 0;
 	*why = NULL;
-	if (r->exact) {
-		*why = r->run.syms ? "the exact engine keeps no record of each use to group by object"
-				     "; the pairs above name the objects of theirs" :
+	if (r->exact && !r->xobjs) {
+		*why = r->run.syms ? "--sample-rate keeps no count per line; the objects need "
+				     "every access" :
 				     "a trace has no allocation events or mappings";
 		return NULL;
 	}
-	err = reuse__objects(r->res, r->run.syms, r->caches, r->ncaches, &v, n);
+	if (r->exact)
+		err = reuse_xobjs__objects(r->xobjs, r->run.syms, r->run.pid, &v, n);
+	else
+		err = reuse__objects(r->res, r->run.syms, r->caches, r->ncaches, &v, n);
 	if (err == -ENODATA)
-		*why = r->res->nuses ? "no use address is in a known mapping or allocation" : "no uses";
+		*why = r->exact ? "no access's address is in a known mapping" :
+		       r->res->nuses ? "no use address is in a known mapping or allocation" : "no uses";
 	else if (err)
 		*why = strerror(-err);
 	return v;
+}
+
+/* The caches the objects' beyond[] counts: exact ones only in lines. */
+static int objects_ncaches(const struct reuse_report *r)
+{
+	int nc = r->exact ? r->xobj_ncaches : r->ncaches;
+
+	return nc < REUSE_OBJECT_CACHES ? nc : REUSE_OBJECT_CACHES;
 }
 
 static void print_objects(const struct reuse_report *r, FILE *f)
 {
 	const char *why;
 	double tot[REUSE_OBJECT_CACHES] = { 0 }, all = 0;
-	int n, i, c, nc = r->ncaches < REUSE_OBJECT_CACHES ? r->ncaches : REUSE_OBJECT_CACHES;
+	int n, i, c, nc = objects_ncaches(r);
 	struct reuse_object *v = objects(r, &n, &why);
 
 	if (!v) {
@@ -318,8 +330,16 @@ static void print_objects(const struct reuse_report *r, FILE *f)
 		for (c = 0; c < nc; c++)
 			tot[c] += v[i].beyond[c];
 	}
-	fprintf(f, "\nData objects by reuse beyond each cache (%% of all uses' misses there, "
-		"SDCM as above; cold and invalidated uses miss):\n  %3s %6s", "#", "uses%");
+	if (r->exact)
+		fprintf(f, "\nData objects by misses in each cache (%% of all accesses' misses there, "
+			"exact: a fully associative LRU cache of its size misses a reuse at a "
+			"distance of at least its lines, a first access and one after an "
+			"invalidation; a line shared by two objects counts for the one its first "
+			"access touched; lackey reports no allocations, so heap blocks show as "
+			"their mapping):\n  %3s %6s", "#", "acc%");
+	else
+		fprintf(f, "\nData objects by reuse beyond each cache (%% of all uses' misses there, "
+			"SDCM as above; cold and invalidated uses miss):\n  %3s %6s", "#", "uses%");
 	for (c = 0; c < nc; c++)
 		fprintf(f, " %5s%%", r->caches[c].name);
 	fprintf(f, "  %-6s %s\n", "kind", "object");
@@ -329,8 +349,12 @@ static void print_objects(const struct reuse_report *r, FILE *f)
 			fprintf(f, " %6.1f", 100 * frac(v[i].beyond[c], tot[c]));
 		fprintf(f, "  %-6s %s\n", object_kinds[v[i].kind], v[i].label);
 	}
-	if (!nc)
-		fprintf(f, "  (ranked by uses: no cache geometry, give --cache)\n");
+	if (!nc && r->exact && r->ncaches)
+		fprintf(f, "  (ranked by accesses: at address granularity distances are not in "
+			"lines; --granularity line counts misses)\n");
+	else if (!nc)
+		fprintf(f, "  (ranked by %s: no cache geometry, give --cache)\n",
+			r->exact ? "accesses" : "uses");
 	if (n > TEXT_TOP_OBJECTS)
 		fprintf(f, "  ... %d more objects (--json lists them)\n", n - TEXT_TOP_OBJECTS);
 	free(v);
@@ -746,7 +770,7 @@ static void json_pairs(struct json_writer *wp, const struct reuse_report *r)
 
 static void json_objects(struct json_writer *w, const struct reuse_report *r)
 {
-	int n, i, c, nc = r->ncaches < REUSE_OBJECT_CACHES ? r->ncaches : REUSE_OBJECT_CACHES;
+	int n, i, c, nc = objects_ncaches(r);
 	const char *why;
 	struct reuse_object *v = objects(r, &n, &why);
 
@@ -755,6 +779,8 @@ static void json_objects(struct json_writer *w, const struct reuse_report *r)
 		json__str(w, "objects_unavailable", why);
 		return;
 	}
+	/* what beyond{} counts: SDCM-weighted uses, or exact misses of accesses */
+	json__str(w, "objects_beyond", r->exact ? "exact, fully associative LRU" : "SDCM");
 	json__arr_begin(w, "objects");
 	for (i = 0; i < n; i++) {
 		const struct reuse_object *o = &v[i];

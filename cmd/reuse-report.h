@@ -7,6 +7,7 @@
 #include "cmd/analyses.h"
 #include "cmd/reuse-predict-report.h"
 #include "core/reuse.h"
+#include "core/reuse-exact-objects.h"
 #include "core/reuse-exact-pairs.h"
 #include "core/reuse-mrc.h"
 #include "core/sdcm.h"
@@ -37,6 +38,9 @@ struct reuse_report {
 	const struct reuse_xpair_dist *pair_dist;
 	int pair_nlimit;		/* its beyond[j]: caches[j]'s lines, j < this */
 	int pairs_by;			/* exact pairs ranked by beyond[this - 1] (--pairs-by); 0: by reuses */
+	/* --exact: every key's counts, for the objects (NULL: none kept) */
+	const struct reuse_xobjs *xobjs;
+	int xobj_ncaches;		/* their beyond[j]: caches[j], j < this (line granularity) */
 };
 
 /* The printers of the reuse descriptor: @view is a struct reuse_report. */

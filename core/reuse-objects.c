@@ -41,6 +41,28 @@ static struct reuse_object *object_get(struct objs *o, const struct lp_dataobj *
 	return x;
 }
 
+/*
+ * The object of process @pid holding @addr, added if new; NULL when no
+ * mapping holds it (*@err 0) or out of memory (*@err -ENOMEM, @o freed).
+ */
+static struct reuse_object *object_at(struct objs *o, struct lp_symbols *syms, u32 pid,
+				      u64 addr, int *err)
+{
+	struct reuse_object *x;
+	struct lp_dataobj d;
+
+	*err = 0;
+	if (!syms || symbols__data(syms, pid, addr, &d))
+		return NULL;
+	x = object_get(o, &d);
+	if (!x) {
+		free(o->v);
+		lp_map__exit(&o->idx);
+		*err = -ENOMEM;
+	}
+	return x;
+}
+
 /* P(miss) in cache @c of a use with stack distance @lines (distinct lines). */
 static double miss_prob(const struct sdcm_cache *c, double lines)
 {
@@ -66,6 +88,20 @@ static int by_mass(const void *pa, const void *pb, void *arg)
 	return (a->start > b->start) - (a->start < b->start);
 }
 
+/* @o's objects ranked into *@out (*@n of them); -ENODATA when none. */
+static int objs_done(struct objs *o, struct reuse_object **out, int *n)
+{
+	lp_map__exit(&o->idx);
+	if (!o->n) {
+		free(o->v);
+		return -ENODATA;
+	}
+	qsort_r(o->v, o->n, sizeof(*o->v), by_mass, o);
+	*out = o->v;
+	*n = o->n;
+	return 0;
+}
+
 int reuse__objects(const struct reuse_result *res, struct lp_symbols *syms,
 		   const struct sdcm_cache *caches, int ncaches, struct reuse_object **out,
 		   int *n)
@@ -75,23 +111,18 @@ int reuse__objects(const struct reuse_result *res, struct lp_symbols *syms,
 			  res->mean_access_size / LP_CACHE_LINE;
 	struct objs o = { .ncaches = ncaches < REUSE_OBJECT_CACHES ? ncaches : REUSE_OBJECT_CACHES };
 	size_t i;
-	int c;
+	int c, err;
 
 	*out = NULL;
 	*n = 0;
 	for (i = 0; i < res->nuses; i++) {
 		const struct reuse_use *u = &res->uses[i];
-		struct reuse_object *x;
-		struct lp_dataobj d;
+		struct reuse_object *x = object_at(&o, syms, u->pid, u->addr, &err);
 
-		if (!syms || symbols__data(syms, u->pid, u->addr, &d))
+		if (err)
+			return err;
+		if (!x)
 			continue;	/* in no mapping: not attributed */
-		x = object_get(&o, &d);
-		if (!x) {
-			free(o.v);
-			lp_map__exit(&o.idx);
-			return -ENOMEM;
-		}
 		x->detections++;
 		x->uses += u->w;
 		if (u->kind == REUSE_USE_COLD)
@@ -106,13 +137,31 @@ int reuse__objects(const struct reuse_result *res, struct lp_symbols *syms,
 				x->beyond[c] += u->w * p;
 		}
 	}
-	lp_map__exit(&o.idx);
-	if (!o.n) {
-		free(o.v);
-		return -ENODATA;
+	return objs_done(&o, out, n);
+}
+
+int reuse__objects_exact(const struct reuse_xobj_key *k, size_t nk, struct lp_symbols *syms,
+			 u32 pid, int ncaches, struct reuse_object **out, int *n)
+{
+	struct objs o = { .ncaches = ncaches < REUSE_OBJECT_CACHES ? ncaches : REUSE_OBJECT_CACHES };
+	size_t i;
+	int c, err;
+
+	*out = NULL;
+	*n = 0;
+	for (i = 0; i < nk; i++) {
+		struct reuse_object *x = object_at(&o, syms, pid, k[i].addr, &err);
+
+		if (err)
+			return err;
+		if (!x)
+			continue;	/* in no mapping: not attributed */
+		x->detections += k[i].accesses;
+		x->uses += (double)k[i].accesses;
+		x->cold += (double)k[i].cold;
+		x->inval += (double)k[i].inval;
+		for (c = 0; c < o.ncaches; c++)
+			x->beyond[c] += (double)k[i].beyond[c];
 	}
-	qsort_r(o.v, o.n, sizeof(*o.v), by_mass, &o);
-	*out = o.v;
-	*n = o.n;
-	return 0;
+	return objs_done(&o, out, n);
 }

@@ -43,4 +43,21 @@ int reuse__objects(const struct reuse_result *res, struct lp_symbols *syms,
 		   const struct sdcm_cache *caches, int ncaches, struct reuse_object **out,
 		   int *n);
 
+/* One key's exact counts (core/reuse-exact-objects.h). */
+struct reuse_xobj_key {
+	u64 addr;			/* its first access's data address */
+	u64 accesses;
+	u64 cold;			/* first accesses */
+	u64 inval;			/* accesses after an invalidation */
+	u64 beyond[REUSE_OBJECT_CACHES];	/* misses of a fully associative LRU cache */
+};
+
+/*
+ * The same from exact counts: @k[0, @nk) grouped by the object of process
+ * @pid holding each key's address; uses, detections: accesses; beyond[j]:
+ * the keys' beyond[j] (@ncaches of them), the ranking as reuse__objects().
+ */
+int reuse__objects_exact(const struct reuse_xobj_key *k, size_t nk, struct lp_symbols *syms,
+			 u32 pid, int ncaches, struct reuse_object **out, int *n);
+
 #endif

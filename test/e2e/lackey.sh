@@ -131,7 +131,7 @@ done
 # reads each of a's 512 lines last written by sweep().
 cat > "$TMP/k.c" <<'K'
 #define N 4096
-static double a[N], b[N];
+static double a[N] __attribute__((aligned(64))), b[N] __attribute__((aligned(64)));
 __attribute__((noinline)) static void sweep(void)
 {
 	for (int r = 0; r < 20; r++)
@@ -177,6 +177,25 @@ print('ok' if ok else 'top %s; sweep -> copy %s' % (top, cross))" "$TMP/k.json" 
 	[ $rc = 0 ] && [ "$r" = ok ] && grep -q "use   sweep .*k.c:$ls" "$TMP/k.txt" &&
 		ok "reuse --exact names code: sweep k.c:$ls -> itself 81920 reuses of a at distance 0, sweep -> copy k.c:$lc 512 at 512-1023 lines, half beyond L1" ||
 		fail "reuse --exact, pairs" "exit $rc, $r: $(head -c 300 "$TMP/err")"
+	# objects: every access of a and b (64-byte aligned: 512 lines each) counted.
+	# a: sweep 20 x 4096 reads + writes, copy 10 x 4096 reads; misses in a
+	# fully associative 768-line L1: its 512 first accesses, copy's first pass
+	# from line 256 on (distance 511 + l + the call's stack line >= 768), and
+	# the first read of each line in copy's 9 later passes (a and b: 1023
+	# lines): 512 + 256 + 4608. b: 10 x 4096 writes and main's read of b[5];
+	# 512 first writes, the first write of each line in 9 passes, and b[5]
+	r=$(python3 -c "
+import json,sys
+d=json.load(open(sys.argv[1])); o={x['object']: x for x in d.get('objects') or []}
+a=o.get('a'); b=o.get('b')
+ok=(d.get('objects_beyond', '').startswith('exact') and a and b and
+    [x['object'] for x in d['objects'][:2]] == ['a', 'b'] and
+    a['uses'] == 204800 and a['cold'] == 512 and 5376 <= a['beyond']['L1'] <= 5380 and
+    40960 <= b['uses'] <= 40962 and b['cold'] == 512 and 5120 <= b['beyond']['L1'] <= 5122)
+print('ok' if ok else 'a %s; b %s; first %s' % (a, b, [x['object'] for x in (d.get('objects') or [])[:3]]))" "$TMP/k.json" 2>&1)
+	[ "$r" = ok ] && grep -q "static a$" "$TMP/k.txt" &&
+		ok "reuse --exact objects: a 204800 accesses, 512 first, 5376 misses in a 768-line L1; b 5120" ||
+		fail "reuse --exact, objects" "$r: $(sed -n '/Data objects/,+4p' "$TMP/k.txt" | head -c 400)"
 	# --pairs-by L1: the pair with the most reuses beyond L1 first: copy's read of
 	# a, beyond L1 on the first of each line's 8 reads (512 x 9 passes after the first)
 	"$LOCIPROF" reuse --exact --granularity line --cache L1=48K:12 --pairs-by L1 --json "$TMP/k4.json" \
