@@ -289,9 +289,9 @@ static struct reuse_object *objects(const struct reuse_report *r, int *n, const 
 	*n = 0;
 	*why = NULL;
 	if (r->exact && !r->xobjs) {
-		*why = r->run.syms ? "--sample-rate keeps no count per line; the objects need "
-				     "every access" :
-				     "a trace has no allocation events or mappings";
+		*why = r->sample_rate < 1 ? "--sample-rate keeps no count per line; the objects "
+					    "need every access" :
+					    "a trace has no allocation events or mappings";
 		return NULL;
 	}
 	if (r->exact)
@@ -349,7 +349,7 @@ static void print_objects(const struct reuse_report *r, FILE *f)
 			fprintf(f, " %6.1f", 100 * frac(v[i].beyond[c], tot[c]));
 		fprintf(f, "  %-6s %s\n", object_kinds[v[i].kind], v[i].label);
 	}
-	if (!nc && r->exact && r->ncaches)
+	if (!nc && r->exact && r->res->gran != REUSE_GRAN_LINE)
 		fprintf(f, "  (ranked by accesses: at address granularity distances are not in "
 			"lines; --granularity line counts misses)\n");
 	else if (!nc)

@@ -221,6 +221,13 @@ print('ok' if ok else 'pairs_by %s, beyond L1 %s, first %s' % (d.get('pairs_by')
 		grep -q "^  #1 81920 reuses" "$TMP/k2.txt" &&
 		ok "reuse --trace of a lackey file: the same top pair, says code is not named without mappings" ||
 		fail "reuse --trace lackey, pairs" "$(sed -n '/Top use/,+4p' "$TMP/k2.txt")"
+	grep -q "objects: not available (a trace has no allocation events or mappings)" "$TMP/k2.txt" &&
+		ok "reuse --trace of a lackey file: objects not available, says why" ||
+		fail "reuse --trace lackey, objects" "$(grep -i objects "$TMP/k2.txt")"
+	"$LOCIPROF" reuse --exact --sample-rate 0.1 --granularity line -- "$TMP/k" > "$TMP/k6.txt" 2> "$TMP/err"
+	grep -q "objects: not available (--sample-rate keeps no count per line" "$TMP/k6.txt" &&
+		ok "reuse --exact --sample-rate: objects not available, says why" ||
+		fail "reuse --exact --sample-rate, objects" "$(grep -i objects "$TMP/k6.txt") $(head -c 300 "$TMP/err")"
 	# the trace-driven sampler takes the instructions too: its top pair (sampled,
 	# trap IP after the access) is the exact top pair's
 	"$LOCIPROF" reuse -q --sampler trace="$TMP/k.log" -c 101 --granularity line --json "$TMP/k5.json" \
