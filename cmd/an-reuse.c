@@ -811,7 +811,8 @@ static const struct lp_opt ru_opts[] = {
 	{ "trace", 0, "FILE", "exact histograms of this access trace (lociprof-trace(5),\n"
 	  "or valgrind lackey --trace-mem=yes output; zstd too); no program", LP_OPT_STR, RU(trace) },
 	{ "exact", 0, NULL, "run the program under valgrind lackey and compute the\n"
-	  "exact histograms of every access (threads serialized)", LP_OPT_FLAG, RU(lackey_run) },
+	  "exact histograms of every access (threads serialized),\n"
+	  "its use -> reuse pairs and data objects named", LP_OPT_FLAG, RU(lackey_run) },
 	{ "sample-rate", 0, "R", "with --trace or --exact: estimate from the lines a hash samples\n"
 	  "at rate R in (0, 1] (SHARDS), e.g. 0.01; 1: exact (default)", LP_OPT_DOUBLE,
 	  RU(sample_rate), 0, 1 },
