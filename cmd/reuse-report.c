@@ -347,7 +347,12 @@ static void print_objects(const struct reuse_report *r, FILE *f)
 		fprintf(f, "  %3d %6.1f", i + 1, 100 * frac(v[i].uses, all));
 		for (c = 0; c < nc; c++)
 			fprintf(f, " %6.1f", 100 * frac(v[i].beyond[c], tot[c]));
-		fprintf(f, "  %-6s %s\n", object_kinds[v[i].kind], v[i].label);
+		fprintf(f, "  %-6s %s", object_kinds[v[i].kind], v[i].label);
+		/* an anonymous mapping ([anon], [heap]...) is told apart by where it is */
+		if (v[i].kind == REUSE_OBJ_REGION && v[i].label[0] == '[')
+			fprintf(f, " %#llx, %llu KiB", (unsigned long long)v[i].start,
+				(unsigned long long)(v[i].size + 1023) / 1024);
+		fputc('\n', f);
 	}
 	if (!nc && r->exact && r->res->gran != REUSE_GRAN_LINE)
 		fprintf(f, "  (ranked by accesses: at address granularity distances are not in "
