@@ -116,3 +116,15 @@ else
 		ok "watchpoints never fire here: comdetect armed none ($(grep -o 'lost [0-9]* records' "$TMP/err" || echo 'no records lost'))" ||
 		fail "comdetect arms where watchpoints never fire" "exit $rc, arms/moves '${arms:-none printed}': $(grep lost "$TMP/err")"
 fi
+# --sync holds a sampled thread until its watchpoints are armed: with none
+# to arm, it holds nothing and says so
+"$LOCIPROF" comdetect -v --sync "$MB/false-sharing" > /dev/null 2> "$TMP/err"; rc=$?
+held=$(sed -n 's/.*held samples \([0-9]*\),.*/\1/p' "$TMP/err")
+if wp_fires; then
+	[ $rc = 0 ] && [ "$held" -gt 0 ] 2> /dev/null && ok "watchpoints fire here: comdetect --sync held its samples ($held)" ||
+		fail "comdetect --sync holds where watchpoints fire" "exit $rc, held '${held:-none printed}'"
+else
+	[ $rc = 0 ] && [ "$held" = 0 ] && grep -q "none are here, so samples are not held" "$TMP/err" &&
+		ok "watchpoints never fire here: comdetect --sync holds no sample, and says so" ||
+		fail "comdetect --sync where watchpoints never fire" "exit $rc, held '${held:-none printed}': $(grep -i sync "$TMP/err")"
+fi
