@@ -763,7 +763,8 @@ int main(int argc, char **argv)
 	struct reuse_exact_acc *v, *w;
 	int k, runs = 5, single = 0, acc = 1, speed = 1, exact = 1;
 	double rates[MAX_RATES] = { 0.01, 0.03, 0.05 }, rec = 0.03;
-	int nrates = 3, r, rec_i;
+	int nrates = 3, r, rec_i, count = -1;
+	u64 count_n = 4000000;
 	char *p;
 
 	for (k = 1; k + 1 < argc; k += 2) {
@@ -796,8 +797,36 @@ int main(int argc, char **argv)
 			reuse_exact__isa(atoi(argv[k + 1]));
 		else if (!strcmp(argv[k], "-t"))
 			ribench = argv[k + 1];
+		else if (!strcmp(argv[k], "-C"))
+			count = atoi(argv[k + 1]);
+		else if (!strcmp(argv[k], "-N"))
+			count_n = strtoull(argv[k + 1], NULL, 10);
 		else if (!strcmp(argv[k], "-m"))
 			lines[0] = lines[1] = strtoull(argv[k + 1], NULL, 10);
+	}
+	/*
+	 * -C for instruction counts under cachegrind, which no host's load
+	 * moves: -C 0 makes -N random accesses over -m lines and stops (the
+	 * baseline), -C 1-4 also runs the exact engine once over them,
+	 * private/shared x address/line as the speed runs; the difference over
+	 * -N is the engine's instructions per access (test/bench.sh)
+	 */
+	if (count >= 0) {
+		static const enum reuse_exact_mode cm[] = { REUSE_EXACT_PER_THREAD,
+			REUSE_EXACT_PER_THREAD, REUSE_EXACT_SHARED, REUSE_EXACT_SHARED };
+		static const enum reuse_gran cg[] = { REUSE_GRAN_ADDR, REUSE_GRAN_LINE,
+			REUSE_GRAN_ADDR, REUSE_GRAN_LINE };
+
+		if (count > 4)
+			return 2;
+		v = calloc(count_n, sizeof(*v));
+		if (!v)
+			return 1;
+		gen_random(v, count_n, lines[0], &seed);
+		if (count && run(cm[count - 1], cg[count - 1], 0, 0, v, count_n, BATCH, NULL) < 0)
+			return 1;
+		free(v);
+		return 0;
 	}
 	/* the recommended rate is measured with the others */
 	for (rec_i = 0; rec_i < nrates && rates[rec_i] != rec; rec_i++)
