@@ -10,23 +10,19 @@ struct reuse_xobjs {
 	struct lp_map idx;		/* key -> index + 1 in v */
 	struct reuse_xobj_key *v;
 	size_t n, cap;
-	u64 limit[REUSE_OBJECT_CACHES];
-	int nlimit;
+	struct reuse_exact_limits lim;
 };
+
+_Static_assert(REUSE_OBJECT_CACHES >= REUSE_EXACT_LIMITS, "a key's beyond[] holds every limit");
 
 struct reuse_xobjs *reuse_xobjs__new(const u64 *limit, int nlimit)
 {
-	struct reuse_xobjs *xo;
-	int j;
+	struct reuse_xobjs *xo = calloc(1, sizeof(*xo));
 
-	if (nlimit < 0 || nlimit > REUSE_OBJECT_CACHES)
-		return NULL;
-	xo = calloc(1, sizeof(*xo));
-	if (!xo)
-		return NULL;
-	for (j = 0; j < nlimit; j++)
-		xo->limit[j] = limit[j];
-	xo->nlimit = nlimit;
+	if (xo && reuse_exact_limits__set(&xo->lim, limit, nlimit)) {
+		free(xo);
+		xo = NULL;
+	}
 	return xo;
 }
 
@@ -44,7 +40,6 @@ int reuse_xobjs__access(struct reuse_xobjs *xo, u64 key, u64 addr,
 {
 	struct reuse_xobj_key *k;
 	u64 *slot;
-	int j, miss;
 
 	if (res->kind == REUSE_EXACT_SKIPPED)
 		return 0;
@@ -62,9 +57,7 @@ int reuse_xobjs__access(struct reuse_xobjs *xo, u64 key, u64 addr,
 	k->cold += res->kind == REUSE_EXACT_COLD;
 	k->inval += res->kind == REUSE_EXACT_INVAL;
 	/* a first access and one after an invalidation miss every cache */
-	miss = res->kind != REUSE_EXACT_REUSE;
-	for (j = 0; j < xo->nlimit; j++)
-		k->beyond[j] += miss || res->dist >= xo->limit[j];
+	reuse_exact_limits__count(&xo->lim, res->dist, res->kind != REUSE_EXACT_REUSE, k->beyond);
 	return 0;
 }
 
@@ -81,5 +74,5 @@ int reuse_xobjs__key(const struct reuse_xobjs *xo, u64 key, struct reuse_xobj_ke
 int reuse_xobjs__objects(const struct reuse_xobjs *xo, struct lp_symbols *syms, u32 pid,
 			 struct reuse_object **out, int *n)
 {
-	return reuse__objects_exact(xo->v, xo->n, syms, pid, xo->nlimit, out, n);
+	return reuse__objects_exact(xo->v, xo->n, syms, pid, xo->lim.n, out, n);
 }

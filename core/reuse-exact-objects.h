@@ -24,7 +24,7 @@ struct reuse_xobjs;
 
 /*
  * @limit[0, @nlimit): the caches' sizes in keys (lines), at most
- * REUSE_OBJECT_CACHES; @nlimit may be 0 (objects ranked by accesses).
+ * REUSE_EXACT_LIMITS; @nlimit may be 0 (objects ranked by accesses).
  * NULL when out of memory or @nlimit is out of range.
  */
 struct reuse_xobjs *reuse_xobjs__new(const u64 *limit, int nlimit);

@@ -12,23 +12,17 @@ struct reuse_xpairs {
 	struct reuse_pair *v;
 	struct reuse_xpair_dist *d;	/* beside v */
 	u32 n, cap;
-	u64 limit[REUSE_XPAIR_LIMITS];
-	int nlimit;
+	struct reuse_exact_limits lim;
 };
 
 struct reuse_xpairs *reuse_xpairs__new(const u64 *limit, int nlimit)
 {
-	struct reuse_xpairs *xp;
-	int j;
+	struct reuse_xpairs *xp = calloc(1, sizeof(*xp));
 
-	if (nlimit < 0 || nlimit > REUSE_XPAIR_LIMITS)
-		return NULL;
-	xp = calloc(1, sizeof(*xp));
-	if (!xp)
-		return NULL;
-	for (j = 0; j < nlimit; j++)
-		xp->limit[j] = limit[j];
-	xp->nlimit = nlimit;
+	if (xp && reuse_exact_limits__set(&xp->lim, limit, nlimit)) {
+		free(xp);
+		xp = NULL;
+	}
 	return xp;
 }
 
@@ -85,7 +79,7 @@ int reuse_xpairs__access(struct reuse_xpairs *xp, u64 key, u64 addr, u64 ip,
 {
 	u64 use, *last;
 	u32 i;
-	int j, b;
+	int b;
 
 	if (res->kind == REUSE_EXACT_SKIPPED)
 		return 0;
@@ -107,8 +101,7 @@ int reuse_xpairs__access(struct reuse_xpairs *xp, u64 key, u64 addr, u64 ip,
 			b = b < REUSE_XPAIR_BINS ? b : REUSE_XPAIR_BINS - 1;
 			/* saturating: a median of 2^32 reuses in one pair is left approximate */
 			d->hist[b] += d->hist[b] != UINT32_MAX;
-			for (j = 0; j < xp->nlimit; j++)
-				d->beyond[j] += res->dist >= xp->limit[j];
+			reuse_exact_limits__count(&xp->lim, res->dist, 0, d->beyond);
 		} else {
 			xp->v[i - 1].invalidations++;
 		}
@@ -148,7 +141,7 @@ void reuse_xpairs__sorted_by(struct reuse_xpairs *xp, int beyond, struct reuse_p
 	if (t) {
 		for (i = 0; i < xp->n; i++)
 			t[i] = (struct both){ xp->v[i], xp->d[i] };
-		if (beyond >= xp->nlimit)
+		if (beyond >= xp->lim.n)
 			beyond = -1;
 		qsort_r(t, xp->n, sizeof(*t), by_count_both, &beyond);
 		for (i = 0; i < xp->n; i++) {

@@ -23,7 +23,7 @@
 struct reuse_xpairs;
 
 /* Caches a pair's reuses are counted beyond, at most. */
-#define REUSE_XPAIR_LIMITS	8
+#define REUSE_XPAIR_LIMITS	REUSE_EXACT_LIMITS
 /* Distances 0, then [2^(k-1), 2^k) for bin k, as struct reuse_hist's bins. */
 #define REUSE_XPAIR_BINS	34
 

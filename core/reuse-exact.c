@@ -652,6 +652,16 @@ static u64 tree__layout(struct stream *s, u32 nwords)
 }
 
 /*
+ * Two vectors of a 64-byte group @g: the lanes before j (@jj; lane order
+ * in @iota) get -1 (@dec) or @dv (a delta in every lane) added.
+ */
+#define GROUP_ADD2(g, iota, jj, dv, dec)					\
+	do {								\
+		(g)[0] += (dec) ? ((iota)[0] < (jj)) : ((iota)[0] < (jj)) & (dv);	\
+		(g)[1] += (dec) ? ((iota)[1] < (jj)) : ((iota)[1] < (jj)) & (dv);	\
+	} while (0)
+
+/*
  * One level of the tree on word @w's path (level @l, a constant): @sum
  * gets the entry standing for w's group (its later siblings' markers) when
  * @read, and the entries before it in its 64-byte group get @delta added
@@ -685,8 +695,7 @@ tree__lvl(const struct stream *s, u8 *tree, u32 w, u32 l, s32 delta, int dec, in
 				      d16, d16, d16, d16, d16, d16, d16, d16 };
 			v16s16 *g = (v16s16 *)(base + (idx & ~((1u << N_BITS) - 1)));
 
-			g[0] += dec ? (iota[0] < jj) : (iota[0] < jj) & dn;
-			g[1] += dec ? (iota[1] < jj) : (iota[1] < jj) & dn;
+			GROUP_ADD2(g, iota, jj, dn, dec);
 		} else {
 			static const v8s16 iota[4] = {
 				{ 0, 1, 2, 3, 4, 5, 6, 7 }, { 8, 9, 10, 11, 12, 13, 14, 15 },
@@ -697,10 +706,8 @@ tree__lvl(const struct stream *s, u8 *tree, u32 w, u32 l, s32 delta, int dec, in
 			v8s16 *g = (v8s16 *)(base + (idx & ~((1u << N_BITS) - 1)));
 
 			/* the entries before idx count idx's markers among their later siblings */
-			g[0] += dec ? (iota[0] < jj) : (iota[0] < jj) & dn;
-			g[1] += dec ? (iota[1] < jj) : (iota[1] < jj) & dn;
-			g[2] += dec ? (iota[2] < jj) : (iota[2] < jj) & dn;
-			g[3] += dec ? (iota[3] < jj) : (iota[3] < jj) & dn;
+			GROUP_ADD2(g, iota, jj, dn, dec);
+			GROUP_ADD2(g + 2, iota + 2, jj, dn, dec);
 		}
 	} else {
 		s32 *base = (s32 *)(tree + s->lvl_off[l]);
@@ -717,8 +724,7 @@ tree__lvl(const struct stream *s, u8 *tree, u32 w, u32 l, s32 delta, int dec, in
 			v8s dw = { delta, delta, delta, delta, delta, delta, delta, delta };
 			v8s *g = (v8s *)(base + (idx & ~((1u << W_BITS) - 1)));
 
-			g[0] += dec ? (iota[0] < jj) : (iota[0] < jj) & dw;
-			g[1] += dec ? (iota[1] < jj) : (iota[1] < jj) & dw;
+			GROUP_ADD2(g, iota, jj, dw, dec);
 		} else {
 			static const v4s iota[4] = { { 0, 1, 2, 3 }, { 4, 5, 6, 7 },
 						     { 8, 9, 10, 11 }, { 12, 13, 14, 15 } };
@@ -726,10 +732,8 @@ tree__lvl(const struct stream *s, u8 *tree, u32 w, u32 l, s32 delta, int dec, in
 			v4s dw = { delta, delta, delta, delta };
 			v4s *g = (v4s *)(base + (idx & ~((1u << W_BITS) - 1)));
 
-			g[0] += dec ? (iota[0] < jj) : (iota[0] < jj) & dw;
-			g[1] += dec ? (iota[1] < jj) : (iota[1] < jj) & dw;
-			g[2] += dec ? (iota[2] < jj) : (iota[2] < jj) & dw;
-			g[3] += dec ? (iota[3] < jj) : (iota[3] < jj) & dw;
+			GROUP_ADD2(g, iota, jj, dw, dec);
+			GROUP_ADD2(g + 2, iota + 2, jj, dw, dec);
 		}
 	}
 }

@@ -43,6 +43,8 @@
  */
 #ifndef LP_REUSE_EXACT_H
 #define LP_REUSE_EXACT_H
+#include <errno.h>
+
 #include "core/types.h"
 #include "core/reuse-hist.h"
 #include "core/reuse-mrc.h"
@@ -128,6 +130,40 @@ struct reuse_exact_res {
 	u64 dist;		/* REUSE: stack distance */
 	u64 time;		/* REUSE: time distance */
 };
+
+/*
+ * The cache sizes, in keys (a cache's lines), that the per-access
+ * consumers of the results (exact pairs, exact objects) count accesses
+ * beyond: what a fully associative LRU cache of that size misses.
+ */
+#define REUSE_EXACT_LIMITS	8
+struct reuse_exact_limits {
+	u64 v[REUSE_EXACT_LIMITS];
+	int n;
+};
+
+/* @l = @limit[0, @n): 0, or -EINVAL when @n is not in [0, REUSE_EXACT_LIMITS]. */
+static inline int reuse_exact_limits__set(struct reuse_exact_limits *l, const u64 *limit, int n)
+{
+	int j;
+
+	if (n < 0 || n > REUSE_EXACT_LIMITS)
+		return -EINVAL;
+	for (j = 0; j < n; j++)
+		l->v[j] = limit[j];
+	l->n = n;
+	return 0;
+}
+
+/* beyond[j] += 1 for each limit @miss or @dist reaches. */
+static inline void reuse_exact_limits__count(const struct reuse_exact_limits *l, u64 dist,
+					     int miss, u64 *beyond)
+{
+	int j;
+
+	for (j = 0; j < l->n; j++)
+		beyond[j] += miss || dist >= l->v[j];
+}
 
 /*
  * One access, in trace order; @res (may be NULL) says what it was (with
