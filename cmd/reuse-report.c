@@ -182,11 +182,17 @@ static int line_period_aliased(const struct reuse_report *r)
 /* ---- terminal --------------------------------------------------------- */
 
 static void print_row(const struct reuse_report *r, FILE *f, const char *indent,
-		      const char *label, double fr)
+		      const char *label, double fr, const struct reuse_hist_err *e,
+		      const struct reuse_hist *h, double nshort, int k)
 {
 	int w = (int)(fr * 50 + 0.5), j;
+	u32 n = e ? (k < 0 ? e->n_short : e->n[k]) : 0;
 
-	fprintf(f, "%s%-22s %6.1f%% %s", indent, label, 100 * fr, r->out.color ? "\033[36m" : "");
+	fprintf(f, "%s%-22s %6.1f%%", indent, label, 100 * fr);
+	if (e)	/* sampled: the standard error and the detections behind it */
+		fprintf(f, " %5.1f %6u%s", 100 * reuse_hist_err__se(e, h, nshort, k), n,
+			k >= 0 && e->capped[k] ? "*" : n && n < REUSE_FEW_DETECTIONS ? "?" : " ");
+	fprintf(f, " %s", r->out.color ? "\033[36m" : "");
 	for (j = 0; j < w; j++)
 		fputc('#', f);
 	fprintf(f, "%s\n", r->out.color ? "\033[0m" : "");
@@ -194,7 +200,7 @@ static void print_row(const struct reuse_report *r, FILE *f, const char *indent,
 
 /* @h's bins and, first, the @nshort reuses shorter than the resolution. */
 static void print_hist(const struct reuse_report *r, FILE *f, const struct reuse_hist *h,
-		       double nshort, const char *indent)
+		       const struct reuse_hist_err *e, double nshort, const char *indent)
 {
 	double tot = reuse_hist__total(h, 0) + nshort;
 	double all = reuse_hist__total(h, REUSE_HIST_ALL) + nshort;
@@ -207,16 +213,38 @@ static void print_hist(const struct reuse_report *r, FILE *f, const struct reuse
 	}
 	if (nshort > 0) {
 		short_label(r->res, label, sizeof(label));
-		print_row(r, f, indent, label, frac(nshort, tot));
+		print_row(r, f, indent, label, frac(nshort, tot), e, h, nshort, -1);
 	}
+	if (e)
+		fprintf(f, "%s%-22s %7s %5s %6s\n", indent, "", "", "+-se%", "det");
 	for (k = lo; k <= hi; k++) {
 		bin_label(k, label, sizeof(label));
-		print_row(r, f, indent, label, frac(h->bin[k], tot));
+		print_row(r, f, indent, label, frac(h->bin[k], tot), e, h, nshort, k);
 	}
 	fprintf(f, "%s(fractions of %.0f reuses", indent, tot);
 	if (nshort > 0)
 		fprintf(f, ", %.0f of them shorter than the resolution: distance unknown below it", nshort);
 	fprintf(f, "; beside them: %.0f invalidated, %.0f cold/no reuse seen)\n", h->inval, h->cold);
+}
+
+/*
+ * What the sampled histogram rests on: the columns, and the reuses longer
+ * than any detected that replaced watches say exist (counter path).
+ */
+static void sampling_note(const struct reuse_report *r, FILE *f)
+{
+	const struct reuse_result *res = r->res;
+
+	fprintf(f, "  (+-se%%: standard error of the fraction from the detections' weights, the "
+		"sampling's only: the time -> distance conversion adds its own; det: detections in "
+		"the bin, '*' one weighs the cap of %.0f, '?' fewer than %d)\n",
+		REUSE_MAX_WEIGHT, REUSE_FEW_DETECTIONS);
+	if (res->replaced_beyond)
+		fprintf(f, "  %" PRIu64 " watches were replaced after holding longer than the longest "
+			"reuse detected (%.0f accesses; the oldest %.0f): their reuses, if they have "
+			"one, are longer than any here and missing from the histogram (a longer period "
+			"or more debug registers would see them)\n",
+			res->replaced_beyond, res->longest_reuse, res->oldest_replaced);
 }
 
 static void site(const struct reuse_report *r, u64 ip, char *buf, size_t len)
@@ -445,7 +473,10 @@ void reuse_report__print(const void *view, FILE *f)
 			inval_frac(res), res->survival ? "survival weights" : "1/P(observed)");
 
 	fprintf(f, "\nWhole program, stack reuse distance (%s):\n", gran_unit(res));
-	print_hist(r, f, &res->stack, res->resolution.short_reuses, "  ");
+	print_hist(r, f, &res->stack, r->exact ? NULL : &res->stack_err,
+		   res->resolution.short_reuses, "  ");
+	if (!r->exact)
+		sampling_note(r, f);
 	for (i = 0; i < res->nthreads; i++) {
 		const struct reuse_thread *t = &res->threads[i];
 
@@ -453,7 +484,7 @@ void reuse_report__print(const void *view, FILE *f)
 			continue;
 		fprintf(f, "\nThread T%d (tid %u): %" PRIu64 " reuses, %" PRIu64 " invalidations, %"
 			PRIu64 " cold\n", i, t->tid, t->reuses, t->invalidations, t->cold);
-		print_hist(r, f, &t->stack, t->short_reuses, "  ");
+		print_hist(r, f, &t->stack, NULL, t->short_reuses, "  ");
 	}
 
 	fprintf(f, "\nPredicted hit rates (SDCM, %s; %s):\n",
@@ -537,7 +568,7 @@ void reuse_report__print(const void *view, FILE *f)
 
 /* Fractions of every reuse, the @nshort shorter than the resolution too. */
 static void json_bins(struct json_writer *w, const char *key, const struct reuse_hist *h,
-		      double nshort)
+		      const struct reuse_hist_err *e, double nshort)
 {
 	double tot = reuse_hist__total(h, 0) + nshort;
 	int k, hi = last_bin(h);
@@ -549,6 +580,11 @@ static void json_bins(struct json_writer *w, const char *key, const struct reuse
 		json__u64(w, "hi", reuse_hist__bin_max(k));
 		json__double(w, "count", h->bin[k]);
 		json__double(w, "fraction", frac(h->bin[k], tot));
+		if (e) {
+			json__u64(w, "detections", e->n[k]);
+			json__u64(w, "capped", e->capped[k]);
+			json__double(w, "stderr", reuse_hist_err__se(e, h, nshort, k));
+		}
 		json__obj_end(w);
 	}
 	json__arr_end(w);
@@ -623,8 +659,8 @@ static void json_threads(struct json_writer *wp, const struct reuse_result *res)
 		json__obj_end(wp);
 		json__u64(wp, "cross_thread", t->cross_thread);
 		json__double(wp, "short_reuses", t->short_reuses);
-		json_bins(wp, "bins", &t->stack, t->short_reuses);
-		json_bins(wp, "time_bins", &t->time, t->short_reuses);
+		json_bins(wp, "bins", &t->stack, NULL, t->short_reuses);
+		json_bins(wp, "time_bins", &t->time, NULL, t->short_reuses);
 		json__obj_end(wp);
 	}
 	json__arr_end(wp);
@@ -853,8 +889,17 @@ int reuse_report__json(const void *view, const char *path)
 		json__str(&w, "arming", r->run.sync ? "sync" : "async");
 	json_reuse_time(&w, r);
 	json_resolution(&w, r);
-	json_bins(&w, "bins", &res->stack, res->resolution.short_reuses);
-	json_bins(&w, "time_bins", &res->time, res->resolution.short_reuses);
+	json_bins(&w, "bins", &res->stack, r->exact ? NULL : &res->stack_err,
+		  res->resolution.short_reuses);
+	json_bins(&w, "time_bins", &res->time, r->exact ? NULL : &res->time_err,
+		  res->resolution.short_reuses);
+	if (!r->exact && res->longest_reuse > 0) {
+		json__obj_begin(&w, "unobserved");
+		json__double(&w, "longest_reuse_accesses", res->longest_reuse);
+		json__u64(&w, "replaced_beyond", res->replaced_beyond);
+		json__double(&w, "oldest_replaced_accesses", res->oldest_replaced);
+		json__obj_end(&w);
+	}
 	/*
 	 * reuses (the short ones included), invalidations, cold: in the unit
 	 * of the bins' counts (the estimate, detections weighted by

@@ -1304,8 +1304,15 @@ out:
  * where no long watch survived still holds the long reuses its censored
  * watches say it had.
  */
+static int ru_capped(const struct ru_det *x)
+{
+	double cap = REUSE_MAX_WEIGHT * (1 - 1e-9);
+
+	return x->w0 >= cap || x->w >= cap;
+}
+
 static int ru_convert_run(struct reuse *ru, struct ru_det **v, size_t nv, long thread,
-			  struct reuse_hist *stack)
+			  struct reuse_hist *stack, struct reuse_hist_err *eh)
 {
 	size_t k = ru->cfg.window > 0 ? (size_t)ru->cfg.window : nv, a, b, j, nb = 0, c;
 	struct ru_blk *blk = malloc((nv / (k ? k : 1) + 1) * sizeof(*blk));
@@ -1376,12 +1383,19 @@ static int ru_convert_run(struct reuse *ru, struct ru_det **v, size_t nv, long t
 				reuse_hist__add_inval(stack, x->w);
 			} else if (x->kind != RU_REUSE) {
 				reuse_hist__add_cold(stack, x->w);
-			} else if (blk[c].ok && !x->is_short) {	/* short: in the windows only */
+			} else if (blk[c].ok && x->is_short) {	/* short: in the windows only */
+				if (eh)
+					reuse_hist_err__add(eh, -1, x->w, ru_capped(x));
+			} else if (blk[c].ok) {
 				double t = (double)reuse__ns_to_accesses(x->acc, 1.0);
+				u64 dd;
 
 				/* none of its invalidated uses left before its end: they stay */
 				d = ru_piecewise(blk, nb, c, x, t, nin && nin[j] && !gone[j]);
-				reuse_hist__add(stack, d > 0 ? (u64)(d + 0.5) : 0, x->w);
+				dd = d > 0 ? (u64)(d + 0.5) : 0;
+				reuse_hist__add(stack, dd, x->w);
+				if (eh)
+					reuse_hist_err__add(eh, reuse_hist__bin(dd), x->w, ru_capped(x));
 				v[j]->stack = d > 0 ? d : 0;
 			}
 		}
@@ -1407,13 +1421,14 @@ static int ru_convert(struct reuse *ru, struct reuse_result *r, u32 n)
 		for (d = nv = 0; d < ru->ndet; d++)
 			if (ru->det[d].thread == i)
 				v[nv++] = &ru->det[d];
-		if ((err = ru_convert_run(ru, v, nv, i, &ru->r_thr[i].stack)))
+		if ((err = ru_convert_run(ru, v, nv, i, &ru->r_thr[i].stack,
+					  ru->cfg.shared ? NULL : &r->stack_err)))
 			break;
 	}
 	if (!err && ru->cfg.shared) {	/* one cache: one stream of every thread */
 		for (d = 0; d < ru->ndet; d++)
 			v[d] = &ru->det[d];
-		err = ru_convert_run(ru, v, ru->ndet, -1, &r->stack);
+		err = ru_convert_run(ru, v, ru->ndet, -1, &r->stack, &r->stack_err);
 	} else if (!err) {		/* private caches: the sum of the threads' */
 		reuse_hist__init(&r->stack, REUSE_STACK, ru->cfg.gran);
 		for (i = 0; i < n; i++)
@@ -1446,6 +1461,28 @@ static int ru_uses(struct reuse *ru, struct reuse_result *r)
 	r->uses = ru->r_uses;
 	r->nuses = ru->ndet;
 	return 0;
+}
+
+/*
+ * Replaced watches that had been held longer than the longest reuse
+ * detected (counter path): their reuses, if any, are later than anything
+ * the histograms hold, and how many of the sampled uses are like them is
+ * not observed (Documentation/reuse-estimator.md, "Sampling error").
+ */
+static void ru_beyond(struct reuse *ru, struct reuse_result *r)
+{
+	size_t j;
+
+	for (j = 0; j < ru->ncens && r->longest_reuse > 0; j++) {
+		const struct ru_cens *x = &ru->cens[j];
+
+		if (!x->live)
+			continue;
+		if (x->age > r->oldest_replaced)
+			r->oldest_replaced = x->age;
+		if (x->age > r->longest_reuse)
+			r->replaced_beyond++;
+	}
 }
 
 const struct reuse_result *reuse__result(struct reuse *ru)
@@ -1496,6 +1533,12 @@ const struct reuse_result *reuse__result(struct reuse *ru)
 
 		if (!x->is_short)
 			ru_add_det(h, x);
+		if (x->kind == RU_REUSE)
+			reuse_hist_err__add(&r->time_err, x->is_short ? -1 :
+					    reuse_hist__bin(reuse__ns_to_accesses(x->acc, 1.0)),
+					    x->w, ru_capped(x));
+		if (x->kind == RU_REUSE && x->counted && !x->is_short && ru_time_of(x) > r->longest_reuse)
+			r->longest_reuse = ru_time_of(x);
 		if (x->kind == RU_REUSE && x->counted)
 			ncnt++;
 		else if (x->kind == RU_REUSE && x->wall)
@@ -1515,6 +1558,7 @@ const struct reuse_result *reuse__result(struct reuse *ru)
 	}
 	for (i = 0; i < n; i++)
 		reuse_hist__merge(&r->time, &ru->r_thr[i].time);
+	ru_beyond(ru, r);
 	if (ru_convert(ru, r, n)) {
 		ru_result_free(ru);
 		return NULL;

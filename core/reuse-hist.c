@@ -102,6 +102,50 @@ int reuse_hist__normalize(struct reuse_hist *h, int flags)
 	return 0;
 }
 
+void reuse_hist_err__add(struct reuse_hist_err *e, int k, double w, int capped)
+{
+	double a = w > 1 ? w * (w - 1) : 0;
+
+	if (k < 0) {
+		e->n_short++;
+		e->a_short += a;
+		return;
+	}
+	if (k >= REUSE_HIST_NBINS)
+		return;
+	e->n[k]++;
+	e->capped[k] += capped != 0;
+	e->a[k] += a;
+}
+
+void reuse_hist_err__merge(struct reuse_hist_err *dst, const struct reuse_hist_err *src)
+{
+	int k;
+
+	for (k = 0; k < REUSE_HIST_NBINS; k++) {
+		dst->n[k] += src->n[k];
+		dst->capped[k] += src->capped[k];
+		dst->a[k] += src->a[k];
+	}
+	dst->n_short += src->n_short;
+	dst->a_short += src->a_short;
+}
+
+double reuse_hist_err__se(const struct reuse_hist_err *e, const struct reuse_hist *h,
+			  double nshort, int k)
+{
+	double W = reuse_hist__total(h, 0) + nshort, A = e->a_short, ak, f;
+	int j;
+
+	if (!(W > 0) || k >= REUSE_HIST_NBINS)
+		return 0;
+	for (j = 0; j < REUSE_HIST_NBINS; j++)
+		A += e->a[j];
+	ak = k < 0 ? e->a_short : e->a[k];
+	f = (k < 0 ? nshort : h->bin[k]) / W;
+	return sqrt(ak * (1 - f) * (1 - f) + (A - ak) * f * f) / W;
+}
+
 int reuse_hist__similarity(const struct reuse_hist *a,
 			   const struct reuse_hist *b, int flags, double *s)
 {

@@ -77,6 +77,35 @@ int reuse_hist__merge(struct reuse_hist *dst, const struct reuse_hist *src);
 int reuse_hist__normalize(struct reuse_hist *h, int flags);
 
 /*
+ * What a sampled histogram's bins rest on (Documentation/reuse-estimator.md,
+ * "Sampling error"): per bin the detections in it, how many of them had
+ * their weight capped, and the sum of w (w - 1) of their weights w (the
+ * Horvitz-Thompson variance of a bin's weight when detections are taken
+ * independently, each with probability 1 / w), and the same for the
+ * reuses kept apart as shorter than the resolution.
+ */
+struct reuse_hist_err {
+	u32 n[REUSE_HIST_NBINS];
+	u32 capped[REUSE_HIST_NBINS];
+	double a[REUSE_HIST_NBINS];
+	u32 n_short;
+	double a_short;
+};
+
+/* Count a detection of weight @w (@capped: at the cap) in bin @k (-1: short). */
+void reuse_hist_err__add(struct reuse_hist_err *e, int k, double w, int capped);
+void reuse_hist_err__merge(struct reuse_hist_err *dst, const struct reuse_hist_err *src);
+
+/*
+ * The standard error of bin @k's fraction of @h's reuses (finite bins plus
+ * @nshort short ones), by linearizing the ratio: sqrt(a_k (1 - f)^2 +
+ * (A - a_k) f^2) / W, A the sum of every bin's a and W the reuses' weight.
+ * @k = -1: the short reuses' fraction. 0 when nothing was weighted.
+ */
+double reuse_hist_err__se(const struct reuse_hist_err *e, const struct reuse_hist *h,
+			  double nshort, int k);
+
+/*
  * Histogram similarity of Sasongko 2022 (6.5.1): S = 1 - sum_i |B_i - B'_i| / 2
  * over normalized histograms; the bins are the finite ones plus cold and/or
  * inval per @flags. S is in [0, 1], 1 for identical shapes.

@@ -15,6 +15,7 @@
 #define REUSE_MIN_RATE_PAIRS	8
 #define REUSE_MAX_RATE		16.0	/* accesses per ns: beyond any CPU */
 #define REUSE_MAX_WEIGHT	1e3	/* cap of a detection's weight */
+#define REUSE_FEW_DETECTIONS	5	/* a bin on fewer is flagged (reports) */
 #define REUSE_MIN_TRAP_COST	3	/* own-access traps behind a trap cost */
 #define REUSE_DEFAULT_WINDOW	8	/* detections per footprint window (x8 at line) */
 
@@ -141,6 +142,11 @@ struct reuse_result {
 	int nthreads;
 	const struct reuse_thread *threads;	/* [nthreads], index order */
 	struct reuse_hist time, stack;		/* whole program, without the short reuses */
+	struct reuse_hist_err time_err, stack_err;	/* what their bins rest on */
+	u64 replaced_beyond;			/* counter path: watches replaced after
+						 * holding longer than longest_reuse */
+	double longest_reuse;			/* accesses, of the longest reuse in time */
+	double oldest_replaced;			/* accesses, the oldest replaced watch's age */
 	struct reuse_resolution resolution;
 	u64 reuses, invalidations, cold, cross_thread;
 	double access_rate;			/* accesses per ns used */

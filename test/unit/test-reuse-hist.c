@@ -246,3 +246,43 @@ LP_TEST(test_reuse_hist_time_to_stack_wide, "reuse-hist: conversion keeps mass i
 	TEST_ASSERT(reuse_hist__time_to_stack(&st, &t) == -EINVAL, "stack input");
 	return TEST_OK;
 }
+
+LP_TEST(test_reuse_hist_err_se, "reuse-hist: a bin's standard error from its detections' weights")
+{
+	struct reuse_hist h;
+	struct reuse_hist_err e = { { 0 } }, m = { { 0 } };
+	double se;
+
+	/* bin 3: weights 1 and 4 (a = 0 + 12), bin 5: weight 2 (a = 2) */
+	reuse_hist__init(&h, REUSE_TIME, REUSE_GRAN_ADDR);
+	reuse_hist__add(&h, 5, 1);
+	reuse_hist__add(&h, 6, 4);
+	reuse_hist__add(&h, 20, 2);
+	reuse_hist_err__add(&e, 3, 1, 0);
+	reuse_hist_err__add(&e, 3, 4, 0);
+	reuse_hist_err__add(&e, 5, 2, 1);
+	TEST_ASSERT(e.n[3] == 2 && e.n[5] == 1 && e.capped[5] == 1 && e.capped[3] == 0,
+		    "counts %u %u, capped %u", e.n[3], e.n[5], e.capped[5]);
+	/*
+	 * by hand: W = 7, f3 = 5/7, A = 14:
+	 * sqrt(12 (2/7)^2 + 2 (5/7)^2) / 7 = sqrt(98 / 49) / 7 = sqrt(2) / 7
+	 */
+	se = reuse_hist_err__se(&e, &h, 0, 3);
+	TEST_ASSERT(NEAR(se, sqrt(2) / 7, 1e-12), "se of bin 3 %.6f, want %.6f", se, sqrt(2) / 7);
+	/* two fractions that sum to 1 have the same error */
+	TEST_ASSERT(NEAR(reuse_hist_err__se(&e, &h, 0, 5), se, 1e-12), "bin 5");
+	/* weight-1 detections (taken for sure) carry no sampling error */
+	TEST_ASSERT(reuse_hist_err__se(&e, &h, 0, 4) == 0, "an empty bin with f = 0");
+	/* a short reuse of weight 3 joins the total: W = 10, A = 20 */
+	reuse_hist_err__add(&e, -1, 3, 0);
+	se = reuse_hist_err__se(&e, &h, 3, -1);
+	TEST_ASSERT(NEAR(se, sqrt(6 * 0.49 + 14 * 0.09) / 10, 1e-12), "short: %.6f", se);
+	reuse_hist_err__merge(&m, &e);
+	reuse_hist_err__merge(&m, &e);
+	TEST_ASSERT(m.n[3] == 4 && m.a[3] == 24 && m.n_short == 2 && m.a_short == 12 &&
+		    m.capped[5] == 2, "merge");
+	/* nothing weighted */
+	reuse_hist__init(&h, REUSE_TIME, REUSE_GRAN_ADDR);
+	TEST_ASSERT(reuse_hist_err__se(&m, &h, 0, 3) == 0, "empty histogram");
+	return TEST_OK;
+}
