@@ -254,6 +254,26 @@ static void print_reuse(const struct input *e, const struct input *m,
 		snprintf(name, sizeof(name), "thread %d", i);
 		printf("  %-12s %6.3f\n", name, r->thread_s[i]);
 	}
+	if (r->has_se) {
+		printf("\nbins beyond %.0f standard errors of the sampling the results carry (stderr:"
+		       " the error of a sampled histogram's fractions, not of its time -> distance"
+		       " conversion)\n", COMPARE_Z);
+		if (r->ndiff)
+			printf("  %-24s %8s %8s %8s %6s\n", "bin", "expected", "measured", "se", "z");
+		for (i = 0; i < r->ndiff; i++) {
+			const struct compare_diff *d = &r->diff[i];
+			char bin[48];
+
+			snprintf(bin, sizeof(bin), "%.0f-%.0f", d->lo, d->hi);
+			if (isinf(d->z))
+				printf("  %-24s %8.3f %8.3f %8s %6s  (no error known: no detection)\n",
+				       bin, d->exp, d->meas, "-", "-");
+			else
+				printf("  %-24s %8.3f %8.3f %8.3f %6.1f\n", bin, d->exp, d->meas,
+				       d->se, d->z);
+		}
+		printf("  (%d bins beyond, %d within)\n", r->ndiff, r->nwithin);
+	}
 	if (r->has_inval) {
 		printf("\ninvalidation fraction (invalidations / (reuses + invalidations))\n");
 		print_frac("expected", r->inval_exp);
@@ -277,6 +297,29 @@ static void json_reuse(struct json_writer *w, const struct compare_reuse *re,
 	for (i = 0; i < r->nthreads; i++)
 		json__double(w, NULL, r->thread_s[i]);
 	json__arr_end(w);
+	if (r->has_se) {
+		json__obj_begin(w, "sampling_error");
+		json__double(w, "z", COMPARE_Z);
+		json__u64(w, "within", (u64)r->nwithin);
+		json__arr_begin(w, "beyond");
+		for (i = 0; i < r->ndiff; i++) {
+			json__obj_begin(w, NULL);
+			json__double(w, "lo", r->diff[i].lo);
+			json__double(w, "hi", r->diff[i].hi);
+			json__double(w, "expected", r->diff[i].exp);
+			json__double(w, "measured", r->diff[i].meas);
+			if (isinf(r->diff[i].z)) {
+				json__null(w, "stderr");
+				json__null(w, "z");
+			} else {
+				json__double(w, "stderr", r->diff[i].se);
+				json__double(w, "z", r->diff[i].z);
+			}
+			json__obj_end(w);
+		}
+		json__arr_end(w);
+		json__obj_end(w);
+	}
 	if (r->has_inval) {
 		json__obj_begin(w, "invalidation_fraction");
 		json_num(w, "expected", r->inval_exp);

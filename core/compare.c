@@ -487,6 +487,17 @@ static int read_bin(const struct json_value *o, const char *key,
 		if (b->hi < b->lo)
 			return fail(msg, len, "key '%s': hi %g is below lo %g", key, b->hi, b->lo);
 	}
+	/* a sampled result's standard error of its fraction (optional) */
+	if (json__get(o, "stderr") && json__get(o, "fraction")) {
+		key_join(k, sizeof(k), key, "stderr");
+		ret = read_number(json__get(o, "stderr"), k, &b->se, msg, len);
+		key_join(k, sizeof(k), key, "fraction");
+		if (!ret)
+			ret = read_number(json__get(o, "fraction"), k, &b->frac, msg, len);
+		if (ret)
+			return ret;
+		b->has_se = 1;
+	}
 	w = want_count ? json__get(o, "count") : json__get(o, "fraction");
 	key_join(k, sizeof(k), key, want_count ? "count" : "fraction");
 	if (!w && !want_count) {
@@ -739,6 +750,81 @@ void compare__reuse_result_free(struct compare_reuse_result *r)
 {
 	free(r->thread_s);
 	r->thread_s = NULL;
+	free(r->diff);
+	r->diff = NULL;
+	r->ndiff = 0;
+}
+
+/*
+ * Bin @k's normalized weight in @h (of sum @sum) and its standard error,
+ * scaled from the fraction's: the normalization may count more than the
+ * reuses (cold), a constant factor for every bin of one histogram.
+ */
+static double bin_se(const struct compare_hist *h, const struct compare_bin *k, double sum)
+{
+	int i;
+
+	for (i = 0; i < h->nbins; i++) {
+		const struct compare_bin *b = &h->bins[i];
+
+		if (same_bin(b, k) && b->has_se && b->frac > 0 && sum > 0)
+			return b->se * (b->w / sum) / b->frac;
+	}
+	return 0;
+}
+
+static int hist_has_se(const struct compare_hist *h)
+{
+	int i;
+
+	for (i = 0; i < h->nbins; i++)
+		if (h->bins[i].has_se)
+			return 1;
+	return 0;
+}
+
+static int diff_cmp(const void *pa, const void *pb)
+{
+	const struct compare_diff *a = pa, *b = pb;
+
+	return a->z > b->z ? -1 : a->z < b->z;
+}
+
+/* Each finite bin of the union once: is it within COMPARE_Z standard errors? */
+static int reuse_diffs(const struct compare_hist *a, const struct compare_hist *b,
+		       struct compare_reuse_result *r)
+{
+	double suma = compare__hist_sum(a), sumb = compare__hist_sum(b);
+	int i, n = a->nbins + b->nbins;
+
+	r->has_se = hist_has_se(a) || hist_has_se(b);
+	if (!r->has_se || !(suma > 0) || !(sumb > 0))
+		return 0;
+	r->diff = calloc(n ? n : 1, sizeof(*r->diff));
+	if (!r->diff)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		const struct compare_bin *k = i < a->nbins ? &a->bins[i] : &b->bins[i - a->nbins];
+		double x, y, sa, sb, se, z;
+
+		if (k->kind != COMPARE_BIN_FINITE ||
+		    (i < a->nbins ? !first_of_key(a, i, k) :
+		     !first_of_key(b, i - a->nbins, k) || !first_of_key(a, a->nbins, k)))
+			continue;
+		x = bin_weight(a, k) / suma;
+		y = bin_weight(b, k) / sumb;
+		sa = bin_se(a, k, suma);
+		sb = bin_se(b, k, sumb);
+		se = sqrt(sa * sa + sb * sb);
+		z = se > 0 ? fabs(x - y) / se : fabs(x - y) > 1e-9 ? INFINITY : 0;
+		if (z <= COMPARE_Z) {
+			r->nwithin++;
+			continue;
+		}
+		r->diff[r->ndiff++] = (struct compare_diff){ k->lo, k->hi, x, y, se, z };
+	}
+	qsort(r->diff, r->ndiff, sizeof(*r->diff), diff_cmp);
+	return 0;
 }
 
 int compare__reuse(const struct compare_reuse *exp,
@@ -760,13 +846,17 @@ int compare__reuse(const struct compare_reuse *exp,
 		return fail(msg, len, "bins: invalid weight");
 	r->empty_exp = compare__hist_sum(&exp->all) == 0;
 	r->empty_meas = compare__hist_sum(&meas->all) == 0;
+	if (reuse_diffs(&exp->all, &meas->all, r))
+		return -ENOMEM;
 	r->nthreads_exp = exp->nthreads;
 	r->nthreads_meas = meas->nthreads;
 	r->nthreads = exp->nthreads < meas->nthreads ? exp->nthreads : meas->nthreads;
 	if (r->nthreads) {
 		r->thread_s = calloc(r->nthreads, sizeof(*r->thread_s));
-		if (!r->thread_s)
+		if (!r->thread_s) {
+			compare__reuse_result_free(r);
 			return -ENOMEM;
+		}
 	}
 	for (i = 0; i < r->nthreads; i++) {
 		ret = compare__hist(&exp->per_thread[i], &meas->per_thread[i], &r->thread_s[i]);

@@ -52,6 +52,8 @@ struct compare_bin {
 	enum compare_bin_kind kind;
 	double lo, hi;		/* COMPARE_BIN_FINITE only; hi may be inf */
 	double w;		/* fraction or count */
+	double frac, se;	/* a sampled result's "fraction" and "stderr" */
+	int has_se;		/* both given */
 };
 
 struct compare_hist {
@@ -144,8 +146,26 @@ int compare__comdetect(const struct compare_comdetect *exp,
 		       const struct compare_comdetect *meas,
 		       struct compare_comdetect_result *r);
 
+/* A bin whose two fractions differ by more than 2 standard errors. */
+struct compare_diff {
+	double lo, hi;
+	double exp, meas;				/* normalized as S normalizes */
+	double se;					/* of the difference; 0: none known */
+	double z;					/* |exp - meas| / se (INFINITY: se 0) */
+};
+
+#define COMPARE_Z 2.0
+
 struct compare_reuse_result {
 	double s;					/* bins */
+	/*
+	 * With a standard error in either input (a sampled reuse result):
+	 * the finite bins beyond COMPARE_Z of them, largest z first, and how
+	 * many were within.
+	 */
+	int has_se;
+	int ndiff, nwithin;
+	struct compare_diff *diff;
 	int empty_exp, empty_meas;
 	int nthreads;					/* compared: min of both */
 	int nthreads_exp, nthreads_meas;

@@ -163,3 +163,45 @@ sed 's/"line"/"addr"/' "$TMP/r2.json" >"$TMP/r3.json"
 "$LOCIPROF" compare "$TMP/r1.json" "$TMP/wv.json" >"$TMP/out" 2>"$TMP/err"; rc=$?
 [ $rc = 1 ] && grep -q "reuse result but" "$TMP/err" &&
 	ok "reuse vs comdetect refused" || fail "reuse vs comdetect refused" "exit $rc"
+
+# --- sampling error: two samplings of one trace (the trace facility, seeds 1
+# and 2) differ within their standard errors in most bins, a sampling of one
+# program against another program's exact histogram does not, and two
+# results without errors get no such section
+RIB=$TOP/microbench/ribench
+rcfg() { sed -n "s/^$1 //p" "$TOP/microbench/ribench-configs.txt"; }
+"$RIB" $(rcfg ci-short-decreasing-case3) --trace "$TMP/sd.trace"
+"$RIB" $(rcfg ci-short-bell) --expect > "$TMP/sb.exp"
+"$RIB" $(rcfg ci-short-decreasing-case3) --expect > "$TMP/sd.exp"
+for s in 1 2; do
+	"$LOCIPROF" reuse -q --sampler trace="$TMP/sd.trace" -c 200 --seed $s --json "$TMP/sd$s.json" 2> /dev/null
+done
+"$LOCIPROF" compare --json "$TMP/c12.json" "$TMP/sd1.json" "$TMP/sd2.json" > "$TMP/c12.txt" 2> "$TMP/err"
+"$LOCIPROF" compare --json "$TMP/cx.json" "$TMP/sb.exp" "$TMP/sd1.json" > "$TMP/cx.txt" 2>> "$TMP/err"
+"$LOCIPROF" compare --json "$TMP/ce.json" "$TMP/sb.exp" "$TMP/sd.exp" > /dev/null 2>> "$TMP/err"
+got=$(python3 - "$TMP/c12.json" "$TMP/cx.json" "$TMP/ce.json" "$TMP/sd1.json" "$TMP/sb.exp" <<'PY'
+import json, math, sys
+same, other, exact, meas, exp = (json.load(open(p)) for p in sys.argv[1:6])
+a = same['sampling_error']; b = other['sampling_error']
+# the other comparison's beyond bins, recomputed from the inputs: counts
+# normalized with the top-level cold (as S), the stderr scaled alike
+def norm(d):
+    h = {(x['lo'], x['hi']): x for x in d['bins']}
+    tot = sum(x['count'] for x in d['bins']) + d.get('cold', 0)
+    return h, tot
+he, te = norm(exp); hm, tm = norm(meas)
+z = {}
+for k in set(he) | set(hm):
+    x = he[k]['count'] / te if k in he else 0
+    y = hm[k]['count'] / tm if k in hm else 0
+    se = hm[k]['stderr'] * (y / hm[k]['fraction']) if k in hm and hm[k]['fraction'] > 0 else 0
+    z[k] = abs(x - y) / se if se > 0 else (math.inf if abs(x - y) > 1e-9 else 0)
+want = sorted(k for k in z if z[k] > 2)
+got = sorted((d['lo'], d['hi']) for d in b['beyond'])
+print(a['within'] >= 3 * len(a['beyond']), len(b['beyond']) >= 2, want == got,
+      'sampling_error' not in exact)
+PY
+)
+[ "$got" = "True True True True" ] && grep -q "^bins beyond 2 standard errors" "$TMP/cx.txt" &&
+	ok "compare: bins beyond 2 standard errors of sampling (two seeds mostly within; another program's exact histogram beyond)" ||
+	fail "compare: bins beyond 2 standard errors of sampling" "$got; $(head -c 300 "$TMP/err")"

@@ -304,6 +304,52 @@ LP_TEST(test_compare_reuse_by_hand, "compare: reuse results, per thread and inva
 	return TEST_OK;
 }
 
+#define RS "{\"command\":\"reuse\",\"bins\":[" \
+	"{\"lo\":0,\"hi\":0,\"count\":60,\"fraction\":0.6,\"stderr\":0.05}," \
+	"{\"lo\":4,\"hi\":7,\"count\":30,\"fraction\":0.3,\"stderr\":0.01}," \
+	"{\"lo\":8,\"hi\":15,\"count\":10,\"fraction\":0.1,\"stderr\":0}],\"cold\":100}"
+#define RX "{\"command\":\"reuse\",\"bins\":[" \
+	"{\"lo\":0,\"hi\":0,\"fraction\":0.5},{\"lo\":4,\"hi\":7,\"fraction\":0.2}," \
+	"{\"lo\":8,\"hi\":15,\"fraction\":0.1},{\"lo\":16,\"hi\":31,\"fraction\":0.2}]}"
+
+LP_TEST(test_compare_reuse_sampling_error, "compare: bins beyond 2 standard errors, by hand")
+{
+	struct json_value *vs = parse(RS), *vx = parse(RX);
+	struct compare_reuse x, m;
+	struct compare_reuse_result r;
+	char msg[COMPARE_MSG_LEN];
+
+	TEST_ASSERT(vs && vx, "parse");
+	TEST_ASSERT(!compare__read_reuse(vx, &x, msg, sizeof(msg)), "exact: %.60s", msg);
+	TEST_ASSERT(!compare__read_reuse(vs, &m, msg, sizeof(msg)), "sampled: %.60s", msg);
+	TEST_ASSERT(m.all.bins[0].has_se && !x.all.bins[0].has_se, "stderr read");
+	TEST_ASSERT(!compare__reuse(&x, &m, &r, msg, sizeof(msg)), "compare");
+	/*
+	 * measured normalized with its cold (sum 200): .3 .15 .05; its errors
+	 * scaled by .5: .025 .005 0. Against .5 .2 .1 .2:
+	 * 0-0 z 8, 4-7 z 10, 8-15 |.05| with no error, 16-31 |.2| none
+	 */
+	TEST_ASSERT(r.has_se && r.ndiff == 4 && r.nwithin == 0, "ndiff %d within %d",
+		    r.ndiff, r.nwithin);
+	TEST_ASSERT(isinf(r.diff[0].z) && isinf(r.diff[1].z), "no error known first");
+	TEST_ASSERT(r.diff[2].lo == 4 && NEAR(r.diff[2].z, 10) && NEAR(r.diff[2].se, 0.005),
+		    "4-7: z %g se %g", r.diff[2].z, r.diff[2].se);
+	TEST_ASSERT(r.diff[3].lo == 0 && NEAR(r.diff[3].z, 8), "0-0: z %g", r.diff[3].z);
+	compare__reuse_result_free(&r);
+	/* the same sampled result against itself: every bin within */
+	TEST_ASSERT(!compare__reuse(&m, &m, &r, msg, sizeof(msg)), "self");
+	TEST_ASSERT(r.has_se && r.ndiff == 0 && r.nwithin == 3, "self: %d %d", r.ndiff, r.nwithin);
+	compare__reuse_result_free(&r);
+	/* no errors on either side: no such view */
+	TEST_ASSERT(!compare__reuse(&x, &x, &r, msg, sizeof(msg)) && !r.has_se, "exact pair");
+	compare__reuse_result_free(&r);
+	compare__reuse_free(&x);
+	compare__reuse_free(&m);
+	json__free(vs);
+	json__free(vx);
+	return TEST_OK;
+}
+
 LP_TEST(test_compare_read_reuse_malformed, "compare: malformed reuse JSON names the key")
 {
 	static const struct { const char *text, *key; } cases[] = {
