@@ -645,6 +645,15 @@ static void json_threads(struct json_writer *wp, const struct reuse_result *res)
 	for (i = 0; i < res->nthreads; i++) {
 		const struct reuse_thread *t = &res->threads[i];
 
+		/*
+		 * a thread number nothing ran as (the trace sampler numbers a
+		 * trace's tids below 1024 as themselves: a lackey log's only
+		 * thread is 1): left out, so that per_thread lines up with the
+		 * exact engine's for `lociprof compare`
+		 */
+		if (!t->tid && !t->samples && !t->reuses && !t->invalidations && !t->cold &&
+		    reuse_hist__total(&t->stack, REUSE_HIST_ALL) + t->short_reuses <= 0)
+			continue;
 		json__obj_begin(wp, NULL);
 		json__u64(wp, "index", i);
 		json__u64(wp, "tid", t->tid);

@@ -65,6 +65,21 @@ print('same' if ok else 'samples %s/%s traps %s/%s' % (a['samples'], b['samples'
 	"$TMP/l.log.t.json" "$TMP/n.txt.t.json")
 [ "$r" = same ] && ok "--sampler trace= on a lackey log: the same samples, traps and histogram as on its native trace" ||
 	fail "--sampler trace= on a lackey log vs its native trace" "$r"
+# per_thread lists the threads that ran, so the sampled result lines up with
+# the exact one (the trace sampler numbers the log's thread 1 as thread 1:
+# an empty thread 0 made compare report "thread 0 0.000")
+"$LOCIPROF" reuse -q --trace "$TMP/l.log" --granularity line --json "$TMP/lx.json" 2> /dev/null
+"$LOCIPROF" compare --json "$TMP/lc.json" "$TMP/lx.json" "$TMP/l.log.t.json" > /dev/null 2> "$TMP/err"
+r=$(python3 -c "
+import json,sys
+x, t, c = (json.load(open(p)) for p in sys.argv[1:4])
+ok = [p['tid'] for p in x['per_thread']] == [p['tid'] for p in t['per_thread']] == [1] and \
+     len(c['per_thread']) == 1 and abs(c['per_thread'][0] - c['similarity']['all']) < 1e-9
+print('ok' if ok else 'exact %s, sampled %s, compare %s' % ([p['tid'] for p in x['per_thread']],
+      [(p['index'], p['tid']) for p in t['per_thread']], c.get('per_thread')))" \
+	"$TMP/lx.json" "$TMP/l.log.t.json" "$TMP/lc.json")
+[ "$r" = ok ] && ok "a lackey log's one thread: one per_thread entry sampled and exact, compared with each other" ||
+	fail "a lackey log's one thread in per_thread" "$r $(head -c 200 "$TMP/err")"
 
 # a lackey log with a line of something else fails naming the line
 { head -20 "$TMP/l.log"; echo "hello"; } > "$TMP/bad.log"
