@@ -398,7 +398,7 @@ void reuse_report__print(const void *view, FILE *f)
 	const struct reuse_report *r = view;
 	const struct reuse_result *res = r->res;
 	const struct reuse_stats *st = &res->stats;
-	double hit[REUSE_MAX_CACHES], mrc[MRC_MAX_LOG2 + 1], decided;
+	double hit[REUSE_MAX_CACHES], hse[REUSE_MAX_CACHES], mrc[MRC_MAX_LOG2 + 1], decided;
 	char desc[2048], a[400], b[400], o[400], sz[32];
 	struct reuse_hist lh;
 	int i, j, n, unres;
@@ -490,6 +490,8 @@ void reuse_report__print(const void *view, FILE *f)
 	fprintf(f, "\nPredicted hit rates (SDCM, %s; %s):\n",
 		r->cache_source ? r->cache_source : "no cache geometry", line_note(res));
 	n = r->ncaches ? reuse_model__hit_rates(r->res, r->caches, r->ncaches, hit) : 0;
+	if (r->ncaches)
+		reuse_model__hit_se(r->res, r->caches, r->ncaches, hit, hse);
 	for (i = 0, unres = 0; i < r->ncaches; i++) {
 		svg__bytes_label((double)r->caches[i].size, sz, sizeof(sz));
 		if (!reuse_model__resolved(res, &r->caches[i])) {
@@ -498,6 +500,9 @@ void reuse_report__print(const void *view, FILE *f)
 			unres++;
 		} else if (isnan(hit[i]))
 			fprintf(f, "  %-4s %6s %2u-way   (no data)\n", r->caches[i].name, sz, r->caches[i].ways);
+		else if (!r->exact)	/* sampled: and the sampling's standard error */
+			fprintf(f, "  %-4s %6s %2u-way   hit %5.1f%% +-%.1f\n", r->caches[i].name, sz,
+				r->caches[i].ways, 100 * hit[i], 100 * hse[i]);
 		else
 			fprintf(f, "  %-4s %6s %2u-way   hit %5.1f%%\n", r->caches[i].name, sz,
 				r->caches[i].ways, 100 * hit[i]);
@@ -723,7 +728,7 @@ static void json_mrc(struct json_writer *wp, const struct reuse_report *r)
 static void json_hit_rates(struct json_writer *wp, const struct reuse_report *r)
 {
 	const struct reuse_result *res = r->res;
-	double hit[REUSE_MAX_CACHES], mrc[MRC_MAX_LOG2 + 1];
+	double hit[REUSE_MAX_CACHES], hse[REUSE_MAX_CACHES], mrc[MRC_MAX_LOG2 + 1];
 	u64 from = reuse_model__resolved_lines(res);
 	struct reuse_hist lh;
 	char why[1024];
@@ -732,8 +737,10 @@ static void json_hit_rates(struct json_writer *wp, const struct reuse_report *r)
 	json__str(wp, "cache_source", r->cache_source);
 	json__str(wp, "hit_rate_note", line_note(res));
 	json__arr_begin(wp, "hit_rates");
-	if (r->ncaches)
+	if (r->ncaches) {
 		reuse_model__hit_rates(r->res, r->caches, r->ncaches, hit);
+		reuse_model__hit_se(r->res, r->caches, r->ncaches, hit, hse);
+	}
 	for (i = 0; i < r->ncaches; i++) {
 		json__obj_begin(wp, NULL);
 		json__str(wp, "name", r->caches[i].name);
@@ -743,6 +750,8 @@ static void json_hit_rates(struct json_writer *wp, const struct reuse_report *r)
 		if (reuse_model__resolved(res, &r->caches[i])) {
 			json__bool(wp, "resolved", 1);
 			json__double(wp, "hit", hit[i]);
+			if (!r->exact && !isnan(hit[i]))
+				json__double(wp, "hit_stderr", hse[i]);
 		} else {
 			json__bool(wp, "resolved", 0);
 			json__null(wp, "hit");

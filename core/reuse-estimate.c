@@ -1379,13 +1379,16 @@ static int ru_convert_run(struct reuse *ru, struct ru_det **v, size_t nv, long t
 			const struct ru_det *x = v[j];
 			double d;
 
+			if (x->kind != RU_REUSE && eh)
+				reuse_hist_err__add(eh, x->kind == RU_INVAL ? REUSE_ERR_INVAL :
+						    REUSE_ERR_COLD, x->w, ru_capped(x));
 			if (x->kind == RU_INVAL) {
 				reuse_hist__add_inval(stack, x->w);
 			} else if (x->kind != RU_REUSE) {
 				reuse_hist__add_cold(stack, x->w);
 			} else if (blk[c].ok && x->is_short) {	/* short: in the windows only */
 				if (eh)
-					reuse_hist_err__add(eh, -1, x->w, ru_capped(x));
+					reuse_hist_err__add(eh, REUSE_ERR_SHORT, x->w, ru_capped(x));
 			} else if (blk[c].ok) {
 				double t = (double)reuse__ns_to_accesses(x->acc, 1.0);
 				u64 dd;
@@ -1534,7 +1537,7 @@ const struct reuse_result *reuse__result(struct reuse *ru)
 		if (!x->is_short)
 			ru_add_det(h, x);
 		if (x->kind == RU_REUSE)
-			reuse_hist_err__add(&r->time_err, x->is_short ? -1 :
+			reuse_hist_err__add(&r->time_err, x->is_short ? REUSE_ERR_SHORT :
 					    reuse_hist__bin(reuse__ns_to_accesses(x->acc, 1.0)),
 					    x->w, ru_capped(x));
 		if (x->kind == RU_REUSE && x->counted && !x->is_short && ru_time_of(x) > r->longest_reuse)

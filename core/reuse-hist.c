@@ -104,8 +104,12 @@ int reuse_hist__normalize(struct reuse_hist *h, int flags)
 
 void reuse_hist_err__add(struct reuse_hist_err *e, int k, double w, int capped)
 {
-	double a = w > 1 ? w * (w - 1) : 0;
+	double a = w * w;	/* Documentation/reuse-estimator.md, "Sampling error" */
 
+	if (k == REUSE_ERR_INVAL || k == REUSE_ERR_COLD) {
+		*(k == REUSE_ERR_INVAL ? &e->a_inval : &e->a_cold) += a;
+		return;
+	}
 	if (k < 0) {
 		e->n_short++;
 		e->a_short += a;
@@ -129,6 +133,8 @@ void reuse_hist_err__merge(struct reuse_hist_err *dst, const struct reuse_hist_e
 	}
 	dst->n_short += src->n_short;
 	dst->a_short += src->a_short;
+	dst->a_inval += src->a_inval;
+	dst->a_cold += src->a_cold;
 }
 
 double reuse_hist_err__se(const struct reuse_hist_err *e, const struct reuse_hist *h,

@@ -79,10 +79,11 @@ int reuse_hist__normalize(struct reuse_hist *h, int flags);
 /*
  * What a sampled histogram's bins rest on (Documentation/reuse-estimator.md,
  * "Sampling error"): per bin the detections in it, how many of them had
- * their weight capped, and the sum of w (w - 1) of their weights w (the
- * Horvitz-Thompson variance of a bin's weight when detections are taken
- * independently, each with probability 1 / w), and the same for the
- * reuses kept apart as shorter than the resolution.
+ * their weight capped, and the sum of w^2 of their weights w (the
+ * Horvitz-Thompson variance of a bin's weight, in detection units, when
+ * each access is taken independently with probability 1 / (period x w)),
+ * and the same for the reuses kept apart as shorter than the resolution
+ * and for the invalidated and cold ones.
  */
 struct reuse_hist_err {
 	u32 n[REUSE_HIST_NBINS];
@@ -90,9 +91,17 @@ struct reuse_hist_err {
 	double a[REUSE_HIST_NBINS];
 	u32 n_short;
 	double a_short;
+	double a_inval, a_cold;		/* the infinite bins' (hit-rate errors) */
 };
 
-/* Count a detection of weight @w (@capped: at the cap) in bin @k (-1: short). */
+#define REUSE_ERR_SHORT	(-1)
+#define REUSE_ERR_INVAL	(-2)
+#define REUSE_ERR_COLD	(-3)
+
+/*
+ * Count a detection of weight @w (@capped: at the cap) in bin @k, or in
+ * REUSE_ERR_SHORT / _INVAL / _COLD.
+ */
 void reuse_hist_err__add(struct reuse_hist_err *e, int k, double w, int capped);
 void reuse_hist_err__merge(struct reuse_hist_err *dst, const struct reuse_hist_err *src);
 

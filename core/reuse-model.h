@@ -26,6 +26,18 @@ int reuse_model__hit_rates(const struct reuse_result *res, const struct sdcm_cac
 			   int n, double *hit);
 
 /*
+ * The standard errors of reuse_model__hit_rates' @hit (sampled results:
+ * res->stack_err; 0 where a hit rate is NAN) into @se: the hit rate is a
+ * ratio of weighted sums over every detection (a reuse counts its bin's
+ * SDCM hit probability p_k, an invalidation or a cold one 0), so by the
+ * same linearization as reuse_hist_err__se, se = sqrt(sum_k a_k (p_k -
+ * hit)^2) / W over the bins in lines (short reuses at 0), the
+ * invalidated and the cold ones. The sampling's error only.
+ */
+void reuse_model__hit_se(const struct reuse_result *res, const struct sdcm_cache *caches,
+			 int n, const double *hit, double *se);
+
+/*
  * Whether the result resolves cache @c: its reuses shorter than the
  * resolution, at most N - 1 lines apart (N: resolution.accesses), hit @c
  * with SDCM probability >= REUSE_MODEL_SURE even at that distance, so

@@ -65,7 +65,7 @@ got=$(js "$TMP/short-bell.json" "d['objects'] is None, d.get('objects_unavailabl
 # of cases (measured: all 53 over seeds 1-8; the stack bins add the
 # conversion's error, which the standard error does not count), and the
 # errors must not be inflated: mean |error| / se at least 0.2 (for a normal
-# error it is 0.8; measured 0.44: the error is somewhat overstated)
+# error it is 0.8; measured 0.38: here the error is overstated)
 for s in 1 2 3 4 5 6; do
 	"$LOCIPROF" reuse -q --sampler trace="$TMP/short-bell.trace" -c 2000 --seed $s \
 		--json "$TMP/se.$s.json" 2> /dev/null

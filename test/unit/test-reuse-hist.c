@@ -253,7 +253,7 @@ LP_TEST(test_reuse_hist_err_se, "reuse-hist: a bin's standard error from its det
 	struct reuse_hist_err e = { { 0 } }, m = { { 0 } };
 	double se;
 
-	/* bin 3: weights 1 and 4 (a = 0 + 12), bin 5: weight 2 (a = 2) */
+	/* bin 3: weights 1 and 4 (a = 1 + 16), bin 5: weight 2 (a = 4) */
 	reuse_hist__init(&h, REUSE_TIME, REUSE_GRAN_ADDR);
 	reuse_hist__add(&h, 5, 1);
 	reuse_hist__add(&h, 6, 4);
@@ -264,23 +264,28 @@ LP_TEST(test_reuse_hist_err_se, "reuse-hist: a bin's standard error from its det
 	TEST_ASSERT(e.n[3] == 2 && e.n[5] == 1 && e.capped[5] == 1 && e.capped[3] == 0,
 		    "counts %u %u, capped %u", e.n[3], e.n[5], e.capped[5]);
 	/*
-	 * by hand: W = 7, f3 = 5/7, A = 14:
-	 * sqrt(12 (2/7)^2 + 2 (5/7)^2) / 7 = sqrt(98 / 49) / 7 = sqrt(2) / 7
+	 * by hand: W = 7, f3 = 5/7, A = 21:
+	 * sqrt(17 (2/7)^2 + 4 (5/7)^2) / 7 = sqrt(168 / 49) / 7 = sqrt(168) / 49
 	 */
 	se = reuse_hist_err__se(&e, &h, 0, 3);
-	TEST_ASSERT(NEAR(se, sqrt(2) / 7, 1e-12), "se of bin 3 %.6f, want %.6f", se, sqrt(2) / 7);
+	TEST_ASSERT(NEAR(se, sqrt(168) / 49, 1e-12), "se of bin 3 %.6f, want %.6f", se, sqrt(168) / 49);
 	/* two fractions that sum to 1 have the same error */
 	TEST_ASSERT(NEAR(reuse_hist_err__se(&e, &h, 0, 5), se, 1e-12), "bin 5");
-	/* weight-1 detections (taken for sure) carry no sampling error */
+	/* an empty bin with f = 0 */
 	TEST_ASSERT(reuse_hist_err__se(&e, &h, 0, 4) == 0, "an empty bin with f = 0");
-	/* a short reuse of weight 3 joins the total: W = 10, A = 20 */
-	reuse_hist_err__add(&e, -1, 3, 0);
+	/* a short reuse of weight 3 joins the total: W = 10, A = 30 */
+	reuse_hist_err__add(&e, REUSE_ERR_SHORT, 3, 0);
 	se = reuse_hist_err__se(&e, &h, 3, -1);
-	TEST_ASSERT(NEAR(se, sqrt(6 * 0.49 + 14 * 0.09) / 10, 1e-12), "short: %.6f", se);
+	TEST_ASSERT(NEAR(se, sqrt(9 * 0.49 + 21 * 0.09) / 10, 1e-12), "short: %.6f", se);
+	/* the infinite bins count for hit rates, not for the reuses' fractions */
+	reuse_hist_err__add(&e, REUSE_ERR_COLD, 5, 0);
+	reuse_hist_err__add(&e, REUSE_ERR_INVAL, 2, 0);
+	TEST_ASSERT(NEAR(reuse_hist_err__se(&e, &h, 3, -1), se, 1e-12) && e.a_cold == 25 &&
+		    e.a_inval == 4, "cold and inval kept apart");
 	reuse_hist_err__merge(&m, &e);
 	reuse_hist_err__merge(&m, &e);
-	TEST_ASSERT(m.n[3] == 4 && m.a[3] == 24 && m.n_short == 2 && m.a_short == 12 &&
-		    m.capped[5] == 2, "merge");
+	TEST_ASSERT(m.n[3] == 4 && m.a[3] == 34 && m.n_short == 2 && m.a_short == 18 &&
+		    m.capped[5] == 2 && m.a_cold == 50 && m.a_inval == 8, "merge");
 	/* nothing weighted */
 	reuse_hist__init(&h, REUSE_TIME, REUSE_GRAN_ADDR);
 	TEST_ASSERT(reuse_hist_err__se(&m, &h, 0, 3) == 0, "empty histogram");

@@ -109,3 +109,68 @@ LP_TEST(test_reuse_model_resolution,
 	TEST_ASSERT(reuse_model__resolved_lines(&res) == ~0ull, "unknown: no size resolved");
 	return TEST_OK;
 }
+
+LP_TEST(test_reuse_model_hit_se, "reuse model: a hit rate's standard error from the detections' weights, by hand")
+{
+	struct sdcm_cache c = { "L1", 1024 * 64, 1024, 64 };	/* fully associative, 1024 lines */
+	struct reuse_result res;
+	double hit, se;
+	int j;
+
+	line_result(&res);
+	/* bin 3 (4-7 lines, hit for sure): weights 1 and 4; bin 20: 2; cold: 3 */
+	res.stack.bin[3] = 5;
+	res.stack.bin[20] = 2;
+	res.stack.cold = 3;
+	reuse_hist_err__add(&res.stack_err, 3, 1, 0);
+	reuse_hist_err__add(&res.stack_err, 3, 4, 0);
+	reuse_hist_err__add(&res.stack_err, 20, 2, 0);
+	reuse_hist_err__add(&res.stack_err, REUSE_ERR_COLD, 3, 0);
+	TEST_ASSERT(reuse_model__hit_rates(&res, &c, 1, &hit) == 1 && fabs(hit - 0.5) < 1e-12,
+		    "hit %g", hit);
+	/*
+	 * sqrt(sum of a (p - hit)^2: (17 + 4 + 9) .25) / W = sqrt(7.5) / 10 =
+	 * 0.274, but four detections this unequal are worth n_eff = W^2 / A =
+	 * 100 / 30 of weight 1: no less than 1 / n_eff = 0.3
+	 */
+	reuse_model__hit_se(&res, &c, 1, &hit, &se);
+	TEST_ASSERT(fabs(se - 0.3) < 1e-12, "se %.6f, want 0.3", se);
+	/* 100 hits and 100 misses of weight 1: sqrt(200 x .25) / 200, binomial */
+	line_result(&res);
+	for (j = 0; j < 100; j++) {
+		reuse_hist__add(&res.stack, 5, 1);
+		reuse_hist__add(&res.stack, 1u << 20, 1);
+		reuse_hist_err__add(&res.stack_err, 3, 1, 0);
+		reuse_hist_err__add(&res.stack_err, 21, 1, 0);
+	}
+	reuse_model__hit_rates(&res, &c, 1, &hit);
+	reuse_model__hit_se(&res, &c, 1, &hit, &se);
+	TEST_ASSERT(fabs(hit - 0.5) < 1e-12 && fabs(se - sqrt(50) / 200) < 1e-12,
+		    "binomial: hit %g se %.6f, want %.6f", hit, se, sqrt(50) / 200);
+	/* at address granularity the bins move to lines as the histogram does */
+	res.gran = REUSE_GRAN_ADDR;
+	res.mean_access_size = 8;
+	res.stack.bin[6] = res.stack.bin[3];	/* 32-63 addresses: 4-7 lines */
+	res.stack.bin[3] = 0;
+	res.stack.bin[24] = res.stack.bin[21];	/* bin 21 in lines */
+	res.stack.bin[21] = 0;
+	memset(&res.stack_err, 0, sizeof(res.stack_err));
+	for (j = 0; j < 100; j++) {
+		reuse_hist_err__add(&res.stack_err, 6, 1, 0);
+		reuse_hist_err__add(&res.stack_err, 24, 1, 0);
+	}
+	reuse_model__hit_rates(&res, &c, 1, &hit);
+	reuse_model__hit_se(&res, &c, 1, &hit, &se);
+	TEST_ASSERT(fabs(hit - 0.5) < 1e-12 && fabs(se - sqrt(50) / 200) < 1e-12,
+		    "address: hit %g se %.6f", hit, se);
+	/* every detection a hit: no spread, one detection's worth, 1 / 200 */
+	res.stack.bin[6] = 200;
+	res.stack.bin[24] = 0;
+	memset(&res.stack_err, 0, sizeof(res.stack_err));
+	for (j = 0; j < 200; j++)
+		reuse_hist_err__add(&res.stack_err, 6, 1, 0);
+	reuse_model__hit_rates(&res, &c, 1, &hit);
+	reuse_model__hit_se(&res, &c, 1, &hit, &se);
+	TEST_ASSERT(hit == 1 && fabs(se - 0.005) < 1e-12, "all hits: se %.6f", se);
+	return TEST_OK;
+}
