@@ -339,6 +339,7 @@ int reuse_predict_report__svg(const struct reuse_predict_report *pr, const char 
 			ser[ns].x = x[ns];
 			ser[ns].y = y[ns];
 			ser[ns].n = 0;
+			ser[ns].err = NULL;
 			for (i = 0; i < pr->nrows; i++) {
 				const struct reuse_predict_row *r = &pr->rows[i];
 

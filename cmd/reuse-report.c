@@ -971,7 +971,7 @@ int reuse_report__json(const void *view, const char *path)
  */
 static int svg_hists(const struct reuse_report *r, const char *path, const char *title,
 		     const char *xt, const struct reuse_hist *const *hs, const double *nshort,
-		     const char *const *names, int nh)
+		     const char *const *names, int nh, const struct reuse_hist_err *e)
 {
 	struct svg_series ser[SVG_MAX_SERIES];
 	char *labels[REUSE_HIST_NBINS + 1];
@@ -990,7 +990,7 @@ static int svg_hists(const struct reuse_report *r, const char *path, const char 
 	if (hi < 0)
 		lo = hi = 0;
 	n = hi - lo + 1 + sh;
-	y = calloc((size_t)nh * n, sizeof(*y));
+	y = calloc((size_t)(nh + 1) * n, sizeof(*y));	/* and the first one's errors */
 	if (!y)
 		return -ENOMEM;
 	for (k = 0; k < n; k++) {
@@ -1011,6 +1011,13 @@ static int svg_hists(const struct reuse_report *r, const char *path, const char 
 		ser[i].y = y + i * n;
 		ser[i].x = NULL;
 		ser[i].n = n;
+		ser[i].err = NULL;
+	}
+	if (e && nh == 1) {	/* a sampled histogram: its standard errors */
+		for (k = 0; k < n; k++)
+			y[nh * n + k] = reuse_hist_err__se(e, hs[0], nshort[0],
+							   sh && !k ? REUSE_ERR_SHORT : lo + k - sh);
+		ser[0].err = y + nh * n;
 	}
 	memset(&b, 0, sizeof(b));
 	b.title = title;
@@ -1063,7 +1070,7 @@ int reuse_report__svg(const void *view, const char *dir)
 	nshort[0] = res->resolution.short_reuses;
 	names[0] = "all threads";
 	snprintf(path, sizeof(path), "%s/reuse-histogram.svg", dir);
-	err = svg_hists(r, path, title, xt, hs, nshort, names, 1);
+	err = svg_hists(r, path, title, xt, hs, nshort, names, 1, r->exact ? NULL : &res->stack_err);
 	if (err)
 		return err;
 	for (i = 0; i < res->nthreads && n < SVG_MAX_SERIES; i++) {
@@ -1078,7 +1085,7 @@ int reuse_report__svg(const void *view, const char *dir)
 		snprintf(path, sizeof(path), "%s/reuse-threads.svg", dir);
 		snprintf(title, sizeof(title), "reuse distance per thread (%s): %s", rs,
 			 r->run.command ? r->run.command : "");
-		err = svg_hists(r, path, title, xt, hs, nshort, names, n);
+		err = svg_hists(r, path, title, xt, hs, nshort, names, n, NULL);
 		if (err)
 			return err;
 	}
@@ -1088,7 +1095,7 @@ int reuse_report__svg(const void *view, const char *dir)
 	snprintf(path, sizeof(path), "%s/reuse-time.svg", dir);
 	snprintf(xt, sizeof(xt), "time reuse distance, accesses in between (log2 bins)");
 	snprintf(title, sizeof(title), "time reuse distance (%s): %s", rs, r->run.command ? r->run.command : "");
-	err = svg_hists(r, path, title, xt, hs, nshort, names, 1);
+	err = svg_hists(r, path, title, xt, hs, nshort, names, 1, r->exact ? NULL : &res->time_err);
 	if (err)
 		return err;
 	n = mrc_points(r, pts, REUSE_MRC_NBINS);

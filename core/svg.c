@@ -516,10 +516,11 @@ int svg__bars(FILE *f, const struct svg_bars *b)
 			return -EINVAL;
 		for (i = 0; i < b->n; i++) {
 			double v = b->series[s].y[i];
+			double e = b->series[s].err ? b->series[s].err[i] : 0;
 
-			if (!isfinite(v) || v < 0)
+			if (!isfinite(v) || v < 0 || !isfinite(e) || e < 0)
 				return -EINVAL;
-			ymax = fmax(ymax, v);
+			ymax = fmax(ymax, v + e);
 		}
 	}
 	for (i = 0; i < b->n; i++)
@@ -554,10 +555,28 @@ int svg__bars(FILE *f, const struct svg_bars *b)
 				esc(f, b->series[s].name);
 				fputs(": ", f);
 			}
-			fprintf(f, "%g</title></rect>\n", v);
+			if (b->series[s].err && b->series[s].err[i] > 0)
+				fprintf(f, "%g +- %g</title></rect>\n", v, b->series[s].err[i]);
+			else
+				fprintf(f, "%g</title></rect>\n", v);
 		}
 	}
 	fputs("</g>\n", f);
+	for (i = 0; i < b->n; i++) {	/* error bars over the bars */
+		for (s = 0; s < b->nseries; s++) {
+			double e = b->series[s].err ? b->series[s].err[i] : 0, v = b->series[s].y[i];
+			double x = left + i * gw + gw * 0.1 + s * bw + bw / 2, y0, y1, c;
+
+			if (!(e > 0))
+				continue;
+			y0 = ypix(&ya, v - e > 0 ? v - e : 0);
+			y1 = ypix(&ya, v + e);
+			c = fmin(bw / 3, 4);
+			fprintf(f, "<path class=\"err\" d=\"M%.2f %.2fV%.2fM%.2f %.2fH%.2fM%.2f %.2fH%.2f\" "
+				"stroke=\"%s\" fill=\"none\"/>\n", x, y0, y1, x - c, y0, x + c, x - c, y1,
+				x + c, AXIS_COLOR);
+		}
+	}
 	fprintf(f, "<path class=\"axis\" d=\"M%.2f %.2fH%.2f\" stroke=\"%s\"/>\n", left, ya.bottom,
 		left + pw, AXIS_COLOR);
 	for (i = 0; i < b->n; i++) {

@@ -44,6 +44,8 @@ struct svg_series {
 	const double *y;			/* bars: n values; lines: n values */
 	const double *x;			/* lines only: n values (> 0) */
 	int n;					/* lines only */
+	const double *err;			/* bars only, may be NULL: n half-widths
+						 * (>= 0) of an error bar on each */
 };
 
 struct svg_bars {
@@ -56,7 +58,9 @@ struct svg_bars {
 
 /*
  * Bars from a zero baseline, height proportional to the value; y axis from
- * 0 to a round number with 4-8 ticks; a legend when nseries > 1.
+ * 0 to a round number with 4-8 ticks; a legend when nseries > 1. A series
+ * with err gets an error bar (one <path class="err">) of value +- err on
+ * each bar whose err is above 0, clipped at 0.
  */
 int svg__bars(FILE *f, const struct svg_bars *b);
 

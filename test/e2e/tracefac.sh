@@ -93,6 +93,16 @@ set -- $got
 grep -q "+-se%  *det" "$TMP/se.txt" && grep -q "^  (+-se%: standard error" "$TMP/se.txt" &&
 	ok "text report: standard error and detections per bin, explained" ||
 	fail "text report: standard error and detections per bin" "$(sed -n '/^Whole/,/^$/p' "$TMP/se.txt")"
+# the SVG histograms draw them as error bars; an exact result has none
+"$LOCIPROF" reuse -q --sampler trace="$TMP/short-bell.trace" -c 2000 --svg "$TMP/sesvg" 2> /dev/null
+"$LOCIPROF" reuse -q --trace "$TMP/short-bell.trace" --svg "$TMP/exsvg" 2> /dev/null
+a=$(grep -c 'class="err"' "$TMP/sesvg/reuse-histogram.svg" 2> /dev/null)
+t=$(grep -c 'class="err"' "$TMP/sesvg/reuse-time.svg" 2> /dev/null)
+x=$(cat "$TMP"/exsvg/reuse-*.svg 2> /dev/null | grep -c 'class="err"')
+b=$(grep -c '<rect class="bar"' "$TMP/sesvg/reuse-histogram.svg" 2> /dev/null)
+[ "${a:-0}" -ge 3 ] && [ "${t:-0}" -ge 3 ] && [ "$x" = 0 ] && [ "${a:-0}" -le "${b:-0}" ] &&
+	ok "SVG: error bars on the sampled histograms ($a of $b bars; time $t), none on the exact ones" ||
+	fail "SVG: error bars on the sampled histograms only" "stack $a of $b bars, time $t, exact $x"
 
 # replaced watches held longer than the longest reuse detected say reuses
 # that long exist and are missing: on small ribench traces at three periods

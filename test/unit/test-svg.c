@@ -389,6 +389,44 @@ LP_TEST(test_svg_bars_heights_proportional, "svg: bar heights proportional to va
 	return TEST_OK;
 }
 
+LP_TEST(test_svg_bars_error_bars, "svg: error bars span value +- err on the bar's scale, clipped at 0")
+{
+	const char *labels[3] = { "0", "1", "2-3" };
+	double v[3] = { 0.5, 0.05, 0.2 }, err[3] = { 0.1, 0.1, 0 }, bad[3] = { 0, -1, 0 };
+	struct svg_series ser = { "all", v, NULL, 0, err };
+	struct svg_bars b = { "t", "x", "y", 3, labels, 1, &ser };
+	double k, base, y0, y1;
+	const char *p, *q;
+	char why[128];
+	int ret;
+	char *s = render(draw_bars, &b, &ret);
+
+	TEST_ASSERT(s && ret == 0, "ret %d", ret);
+	TEST_ASSERT(xml_ok(s, why, sizeof(why)), "%.90s", why);
+	/* one error bar per bar with err > 0 */
+	TEST_ASSERT(count(s, "class=\"err\"") == 2, "error bars %d", count(s, "class=\"err\""));
+	TEST_ASSERT(strstr(s, "0.5 +- 0.1</title>"), "tooltip");
+	p = strstr(s, "<rect class=\"bar\"");
+	k = attr_num(p, "height") / v[0];
+	base = attr_num(p, "y") + attr_num(p, "height");
+	/* the first: from 0.4 to 0.6 on the bars' scale */
+	q = strstr(s, "class=\"err\" d=\"M");
+	TEST_ASSERT(q && sscanf(q, "class=\"err\" d=\"M%*f %lfV%lf", &y0, &y1) == 2, "err path");
+	TEST_ASSERT(fabs(base - y0 - 0.4 * k) < 0.02 && fabs(base - y1 - 0.6 * k) < 0.02,
+		    "0.5 +- 0.1: %g..%g px above the base, want %g..%g", base - y0, base - y1,
+		    0.4 * k, 0.6 * k);
+	/* the second, 0.05 +- 0.1, starts at the baseline */
+	q = strstr(q + 1, "class=\"err\" d=\"M");
+	TEST_ASSERT(q && sscanf(q, "class=\"err\" d=\"M%*f %lfV%lf", &y0, &y1) == 2 &&
+		    fabs(y0 - base) < 0.02 && fabs(base - y1 - 0.15 * k) < 0.02, "clipped at 0");
+	free(s);
+	ser.err = bad;	/* a negative error is refused */
+	s = render(draw_bars, &b, &ret);
+	TEST_ASSERT(ret == -EINVAL, "negative err: ret %d", ret);
+	free(s);
+	return TEST_OK;
+}
+
 /* ------------------------------------------------------------------- lines */
 
 /* x coordinates of the points of the first class="series" path */
