@@ -484,7 +484,7 @@ void reuse_report__print(const void *view, FILE *f)
 			continue;
 		fprintf(f, "\nThread T%d (tid %u): %" PRIu64 " reuses, %" PRIu64 " invalidations, %"
 			PRIu64 " cold\n", i, t->tid, t->reuses, t->invalidations, t->cold);
-		print_hist(r, f, &t->stack, NULL, t->short_reuses, "  ");
+		print_hist(r, f, &t->stack, r->exact ? NULL : &t->stack_err, t->short_reuses, "  ");
 	}
 
 	fprintf(f, "\nPredicted hit rates (SDCM, %s; %s):\n",
@@ -642,8 +642,9 @@ static void json_resolution(struct json_writer *wp, const struct reuse_report *r
 	json__obj_end(wp);
 }
 
-static void json_threads(struct json_writer *wp, const struct reuse_result *res)
+static void json_threads(struct json_writer *wp, const struct reuse_report *r)
 {
+	const struct reuse_result *res = r->res;
 	int i;
 
 	json__arr_begin(wp, "per_thread");
@@ -673,8 +674,8 @@ static void json_threads(struct json_writer *wp, const struct reuse_result *res)
 		json__obj_end(wp);
 		json__u64(wp, "cross_thread", t->cross_thread);
 		json__double(wp, "short_reuses", t->short_reuses);
-		json_bins(wp, "bins", &t->stack, NULL, t->short_reuses);
-		json_bins(wp, "time_bins", &t->time, NULL, t->short_reuses);
+		json_bins(wp, "bins", &t->stack, r->exact ? NULL : &t->stack_err, t->short_reuses);
+		json_bins(wp, "time_bins", &t->time, r->exact ? NULL : &t->time_err, t->short_reuses);
 		json__obj_end(wp);
 	}
 	json__arr_end(wp);
@@ -948,7 +949,7 @@ int reuse_report__json(const void *view, const char *path)
 	json__u64(&w, "traps", res->stats.traps);
 	json__u64(&w, "traps_use_again", res->stats.traps_again);
 	json__u64(&w, "cpu_ns", r->run.cpu_ns);
-	json_threads(&w, res);
+	json_threads(&w, r);
 	json_hit_rates(&w, r);
 	json_mrc(&w, r);
 	json_pairs(&w, r);

@@ -1425,8 +1425,10 @@ static int ru_convert(struct reuse *ru, struct reuse_result *r, u32 n)
 			if (ru->det[d].thread == i)
 				v[nv++] = &ru->det[d];
 		if ((err = ru_convert_run(ru, v, nv, i, &ru->r_thr[i].stack,
-					  ru->cfg.shared ? NULL : &r->stack_err)))
+					  &ru->r_thr[i].stack_err)))
 			break;
+		if (!ru->cfg.shared)	/* private caches: the sum of the threads' */
+			reuse_hist_err__merge(&r->stack_err, &ru->r_thr[i].stack_err);
 	}
 	if (!err && ru->cfg.shared) {	/* one cache: one stream of every thread */
 		for (d = 0; d < ru->ndet; d++)
@@ -1536,10 +1538,13 @@ const struct reuse_result *reuse__result(struct reuse *ru)
 
 		if (!x->is_short)
 			ru_add_det(h, x);
-		if (x->kind == RU_REUSE)
-			reuse_hist_err__add(&r->time_err, x->is_short ? REUSE_ERR_SHORT :
-					    reuse_hist__bin(reuse__ns_to_accesses(x->acc, 1.0)),
-					    x->w, ru_capped(x));
+		if (x->kind == RU_REUSE) {
+			int k = x->is_short ? REUSE_ERR_SHORT :
+				reuse_hist__bin(reuse__ns_to_accesses(x->acc, 1.0));
+
+			reuse_hist_err__add(&r->time_err, k, x->w, ru_capped(x));
+			reuse_hist_err__add(&ru->r_thr[x->thread].time_err, k, x->w, ru_capped(x));
+		}
 		if (x->kind == RU_REUSE && x->counted && !x->is_short && ru_time_of(x) > r->longest_reuse)
 			r->longest_reuse = ru_time_of(x);
 		if (x->kind == RU_REUSE && x->counted)

@@ -117,6 +117,7 @@ struct reuse_thread {
 	u64 samples;			/* usable samples */
 	u64 reuses, invalidations, cold, cross_thread;
 	struct reuse_hist time, stack;	/* without the short reuses */
+	struct reuse_hist_err time_err, stack_err;	/* what their bins rest on */
 	double short_reuses;		/* weight of its reuses shorter than R */
 };
 

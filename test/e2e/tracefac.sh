@@ -93,6 +93,22 @@ set -- $got
 grep -q "+-se%  *det" "$TMP/se.txt" && grep -q "^  (+-se%: standard error" "$TMP/se.txt" &&
 	ok "text report: standard error and detections per bin, explained" ||
 	fail "text report: standard error and detections per bin" "$(sed -n '/^Whole/,/^$/p' "$TMP/se.txt")"
+# each thread's bins carry theirs; in private mode they add up to the program's
+r=$(python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+for key in ('bins', 'time_bins'):
+    tot = {(b['lo'], b['hi']): b['detections'] for b in d[key]}
+    per = {}
+    for t in d['per_thread']:
+        for b in t[key]:
+            per[(b['lo'], b['hi'])] = per.get((b['lo'], b['hi']), 0) + b['detections']
+            assert b['stderr'] >= 0
+    if {k: v for k, v in per.items() if v} != {k: v for k, v in tot.items() if v}:
+        print(key, tot, per); sys.exit()
+print('ok')" "$TMP/se.1.json" 2>&1)
+[ "$r" = ok ] && ok "per-thread bins: detections and standard errors, adding up to the program's" ||
+	fail "per-thread bins' detections add up to the program's" "$r"
 # the SVG histograms draw them as error bars; an exact result has none
 "$LOCIPROF" reuse -q --sampler trace="$TMP/short-bell.trace" -c 2000 --svg "$TMP/sesvg" 2> /dev/null
 "$LOCIPROF" reuse -q --trace "$TMP/short-bell.trace" --svg "$TMP/exsvg" 2> /dev/null
