@@ -188,6 +188,24 @@ static int draw_bars(FILE *f, const void *arg) { return svg__bars(f, arg); }
 static int draw_lines(FILE *f, const void *arg) { return svg__lines(f, arg); }
 static int draw_scatter(FILE *f, const void *arg) { return svg__scatter(f, arg); }
 
+/* @fn's drawing of @arg, if it returned 0 and is well-formed XML; else NULL and why */
+static char *drawn(draw_fn fn, const void *arg, char *why, size_t len)
+{
+	int ret;
+	char *s = render(fn, arg, &ret);
+
+	if (!s || ret) {
+		snprintf(why, len, "draw returned %d", ret);
+		free(s);
+		return NULL;
+	}
+	if (!xml_ok(s, why, len)) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
 static int count(const char *s, const char *what)
 {
 	int n = 0;
@@ -252,11 +270,9 @@ LP_TEST(test_svg_heatmap_cells_and_text, "svg: heatmap is XML, one rect per cell
 	struct svg_heatmap h = { "Sharing <all> & more", 3, 4, v, rows, cols, "thread",
 				 "thread", "transfers", 0, 0 };
 	char why[128];
-	int ret;
-	char *s = render(draw_heatmap, &h, &ret);
+	char *s = drawn(draw_heatmap, &h, why, sizeof(why));
 
-	TEST_ASSERT(s && ret == 0, "ret %d", ret);
-	TEST_ASSERT(xml_ok(s, why, sizeof(why)), "%.90s", why);
+	TEST_ASSERT(s, "%.90s", why);
 	TEST_ASSERT(count(s, "<rect") == 12, "%d rects", count(s, "<rect"));
 	TEST_ASSERT(count(s, "<rect class=\"cell\"") == 12, "cells");
 	TEST_ASSERT(strstr(s, ">Sharing &lt;all&gt; &amp; more</text>"), "title");
@@ -276,14 +292,13 @@ LP_TEST(test_svg_heatmap_darker_for_larger, "svg: heatmap fill is darker for a l
 	double l[16];
 	const char *p;
 	char why[128], fill[16];
-	int i, j, ret;
+	int i, j;
 	char *s;
 
 	for (i = 0; i < 16; i++)
 		v[i] = (i * 7) % 16;	/* a permutation of 0..15 */
-	s = render(draw_heatmap, &h, &ret);
-	TEST_ASSERT(s && ret == 0, "ret %d", ret);
-	TEST_ASSERT(xml_ok(s, why, sizeof(why)), "%.90s", why);
+	s = drawn(draw_heatmap, &h, why, sizeof(why));
+	TEST_ASSERT(s, "%.90s", why);
 	p = s;
 	for (i = 0; i < 16; i++) {
 		p = strstr(p, "<rect class=\"cell\"");
@@ -329,14 +344,13 @@ LP_TEST(test_svg_heatmap_large_no_values, "svg: a 20x20 heatmap has 400 cells an
 	double v[400];
 	struct svg_heatmap h = { "big", 20, 20, v, NULL, NULL, "thread", "thread", NULL, 0, 0 };
 	char why[128];
-	int i, ret;
+	int i;
 	char *s;
 
 	for (i = 0; i < 400; i++)
 		v[i] = i + 0.5;
-	s = render(draw_heatmap, &h, &ret);
-	TEST_ASSERT(s && ret == 0, "ret %d", ret);
-	TEST_ASSERT(xml_ok(s, why, sizeof(why)), "%.90s", why);
+	s = drawn(draw_heatmap, &h, why, sizeof(why));
+	TEST_ASSERT(s, "%.90s", why);
 	TEST_ASSERT(count(s, "<rect") == 400, "%d rects", count(s, "<rect"));
 	TEST_ASSERT(!strstr(s, "class=\"values\""), "values printed for n > 16");
 	free(s);
@@ -354,11 +368,10 @@ LP_TEST(test_svg_bars_heights_proportional, "svg: bar heights proportional to va
 	double k = NAN, base = NAN;
 	const char *p;
 	char why[128];
-	int i, ret;
-	char *s = render(draw_bars, &b, &ret);
+	int i;
+	char *s = drawn(draw_bars, &b, why, sizeof(why));
 
-	TEST_ASSERT(s && ret == 0, "ret %d", ret);
-	TEST_ASSERT(xml_ok(s, why, sizeof(why)), "%.90s", why);
+	TEST_ASSERT(s, "%.90s", why);
 	TEST_ASSERT(count(s, "<rect class=\"bar\"") == 10, "bars %d", count(s, "<rect class=\"bar\""));
 	TEST_ASSERT(strstr(s, ">measured &amp; &lt;b&gt;</text>") && strstr(s, ">expected</text>"),
 		    "legend");
@@ -399,10 +412,9 @@ LP_TEST(test_svg_bars_error_bars, "svg: error bars span value +- err on the bar'
 	const char *p, *q;
 	char why[128];
 	int ret;
-	char *s = render(draw_bars, &b, &ret);
+	char *s = drawn(draw_bars, &b, why, sizeof(why));
 
-	TEST_ASSERT(s && ret == 0, "ret %d", ret);
-	TEST_ASSERT(xml_ok(s, why, sizeof(why)), "%.90s", why);
+	TEST_ASSERT(s, "%.90s", why);
 	/* one error bar per bar with err > 0 */
 	TEST_ASSERT(count(s, "class=\"err\"") == 2, "error bars %d", count(s, "class=\"err\""));
 	TEST_ASSERT(strstr(s, "0.5 +- 0.1</title>"), "tooltip");
@@ -459,11 +471,10 @@ LP_TEST(test_svg_lines_log_x, "svg: log x axis, evenly spaced per decade, byte t
 	struct svg_lines l = { "Hit rate", "cache size", "hit rate", 2, ser, 0, 1 };
 	double px[8], d;
 	char why[128];
-	int n, ret;
-	char *s = render(draw_lines, &l, &ret);
+	int n;
+	char *s = drawn(draw_lines, &l, why, sizeof(why));
 
-	TEST_ASSERT(s && ret == 0, "ret %d", ret);
-	TEST_ASSERT(xml_ok(s, why, sizeof(why)), "%.90s", why);
+	TEST_ASSERT(s, "%.90s", why);
 	TEST_ASSERT(strstr(s, ">private &amp; L2</text>") && strstr(s, ">shared</text>"), "legend");
 	/* 1e3 .. 4M: powers of two from 512 to 4M, each labelled */
 	TEST_ASSERT(strstr(s, ">4K</text>") && strstr(s, ">64K</text>") && strstr(s, ">1M</text>"),
@@ -562,11 +573,9 @@ LP_TEST(test_svg_scatter_points_shapes_positions, "svg: scatter is XML, one elem
 	double cy_lo, cy_hi, x1, x2;
 	const char *a, *b;
 	char why[128];
-	int ret;
-	char *s = render(draw_scatter, &sc, &ret);
+	char *s = drawn(draw_scatter, &sc, why, sizeof(why));
 
-	TEST_ASSERT(s && ret == 0, "ret %d", ret);
-	TEST_ASSERT(xml_ok(s, why, sizeof(why)), "%.90s", why);
+	TEST_ASSERT(s, "%.90s", why);
 	TEST_ASSERT(count(s, "class=\"pt ") == 4, "%d points", count(s, "class=\"pt "));
 	TEST_ASSERT(count(s, "class=\"pt load\"") == 1 && count(s, "class=\"pt store\"") == 1 &&
 		    count(s, "class=\"pt atomic\"") == 2, "shapes");
